@@ -1,0 +1,120 @@
+"""Lenient JSON reading for TensorRT exports.
+
+trtexec writes names without escaping, so a quote, backslash or control character inside a layer
+name can make a file invalid JSON; scripts also append several documents to one file. These
+helpers read such files anyway, or fail with the file name and the position of the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+_DECODER = json.JSONDecoder(strict=False)
+_VALID_ESCAPES = set('"\\/bfnrtu')
+_CLOSERS = set(",:}]")
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """Read a file as text, naming the file in a one-line error when it cannot be read."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(path, "file not found")
+    if p.is_dir():
+        raise InputError(path, "is a folder, expected a file")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read file ({exc.strerror or exc})") from None
+    if b"\x00" in data[:4096]:
+        raise InputError(path, "binary file (an engine or archive?), expected JSON or text")
+    return data.decode("utf-8", errors="replace")
+
+
+def loads_documents(text: str, source: str = "") -> list[Any]:
+    """Parse one or more JSON documents written back to back; repair unescaped strings if needed."""
+    try:
+        return _documents(text)
+    except json.JSONDecodeError as first_error:
+        repaired = repair_strings(text)
+        if repaired != text:
+            try:
+                return _documents(repaired)
+            except json.JSONDecodeError:
+                pass
+        raise InputError(
+            source or None,
+            f"invalid JSON at line {first_error.lineno} column {first_error.colno}: "
+            f"{first_error.msg}",
+        ) from None
+
+
+def looks_like_json(text: str) -> bool:
+    """True when the text starts like a JSON object or array."""
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped[:1] == "{":
+        return True
+    # "[TensorRT] ..." or "[05/26/2022-18:09:28] [I]" start logs, not JSON arrays.
+    return bool(re.match(r"\[\s*(?:[\[{\"\]]|-?[\d.eE+-]+\s*[,\]]|true|false|null)", stripped))
+
+
+def _documents(text: str) -> list[Any]:
+    docs: list[Any] = []
+    pos, end = 0, len(text)
+    while True:
+        while pos < end and text[pos] in " \t\r\n\ufeff":
+            pos += 1
+        if pos >= end:
+            break
+        doc, pos = _DECODER.raw_decode(text, pos)
+        docs.append(doc)
+    if not docs:
+        raise json.JSONDecodeError("empty document", text, 0)
+    return docs
+
+
+def repair_strings(text: str) -> str:
+    """Escape quotes and backslashes that trtexec left unescaped inside JSON strings.
+
+    Inside a string, a quote ends the string only if the next non-blank character can follow a
+    string in JSON (``,`` ``:`` ``}`` ``]`` or the end); any other quote is part of the name.
+    """
+    out: list[str] = []
+    in_string = False
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if not in_string:
+            out.append(ch)
+            if ch == '"':
+                in_string = True
+            i += 1
+            continue
+        if ch == "\\":
+            nxt = text[i + 1] if i + 1 < n else ""
+            if nxt in _VALID_ESCAPES and nxt:
+                out.append(ch + nxt)
+                i += 2
+            else:
+                out.append("\\\\")
+                i += 1
+            continue
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] in " \t\r\n":
+                j += 1
+            if j >= n or text[j] in _CLOSERS:
+                in_string = False
+                out.append(ch)
+            else:
+                out.append('\\"')
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)

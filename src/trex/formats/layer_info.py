@@ -1,0 +1,157 @@
+"""Reader of engine layer information: ``--exportLayerInfo`` / IEngineInspector output.
+
+Accepts every known shape (see FORMATS.md): ``{"Layers": [...], "Bindings": [...]}`` with detailed
+dicts or names only, TensorRT 11's ``"I/O Tensors"``, a bare list of layers (Torch-TensorRT), and
+the one-line text dump inside logs. Returns a LayerInfo whose layers follow TREx's raw schema.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from ..errors import InputError
+from .jsonio import loads_documents, looks_like_json, read_text
+from .layer_dump import looks_like_layer_dump, parse_layer_dump
+from .records import LayerInfo
+
+SEPARATORS = ("\x1e", "\x1f")
+_ONNX_RE = re.compile(r"^\[ONNX Layer: (.*)\]$", re.DOTALL)
+_ONNX_SPLIT_RE = re.compile(r"[\x1e\x1f]|(?<=\])(?=\[ONNX Layer: )")
+_TENSOR_KEYS = ("Name", "Dimensions", "Format/Datatype")
+
+
+def read_layer_info(path: str | os.PathLike) -> LayerInfo:
+    """Read a layer-information file (JSON of any version, or a log holding the text dump)."""
+    source = os.fspath(path)
+    text = read_text(path)
+    if looks_like_json(text):
+        docs = loads_documents(text, source)
+        return layer_info_from_json(docs[0], source)
+    if looks_like_layer_dump(text):
+        layers, bindings = parse_layer_dump(text)
+        return normalise(layers, bindings, source=source)
+    raise InputError(source, "not layer information (expected --exportLayerInfo JSON or a log "
+                             "with a --dumpLayerInfo layer list)")
+
+
+def is_layer_info_json(doc: Any) -> bool:
+    """True if a parsed JSON document is layer information."""
+    if isinstance(doc, dict):
+        return isinstance(doc.get("Layers"), list) or "I/O Tensors" in doc
+    if isinstance(doc, list) and doc:
+        first = doc[0]
+        return isinstance(first, dict) and "LayerType" in first and "Name" in first
+    return False
+
+
+def layer_info_from_json(doc: Any, source: str = "") -> LayerInfo:
+    """Build LayerInfo from one parsed JSON document."""
+    if not is_layer_info_json(doc):
+        raise InputError(source, "not layer information: expected {\"Layers\": [...]} or a list "
+                                 "of layer objects")
+    io_tensors: list[dict[str, Any]] = []
+    if isinstance(doc, list):
+        raw_layers, bindings = doc, []
+    else:
+        raw_layers = doc.get("Layers") or []
+        bindings = doc.get("Bindings")
+        io = doc.get("I/O Tensors")
+        if isinstance(io, list):
+            io_tensors = [t for t in io if isinstance(t, dict)]
+            if bindings is None:
+                bindings = [str(t.get("Name", "")) for t in io_tensors]
+        if not isinstance(bindings, list):
+            bindings = []
+    bindings = [clean_name(str(b)) for b in bindings if isinstance(b, (str, int))]
+    if raw_layers and all(isinstance(layer, str) for layer in raw_layers):
+        layers = [
+            {"Name": clean_name(name), "LayerType": "Unknown", "Inputs": [], "Outputs": []}
+            for name in raw_layers
+        ]
+        return LayerInfo(layers, bindings, detailed=False, io_tensors=io_tensors, source=source)
+    return normalise(raw_layers, bindings, io_tensors, source)
+
+
+def normalise(
+    raw_layers: list[Any],
+    bindings: list[str],
+    io_tensors: list[dict[str, Any]] | None = None,
+    source: str = "",
+) -> LayerInfo:
+    """Bring detailed layer dicts to one schema; collect what had to be fixed as warnings."""
+    layers: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    skipped = 0
+    for raw in raw_layers:
+        if isinstance(raw, str):
+            raw = {"Name": raw, "LayerType": "Unknown"}
+        if not isinstance(raw, dict) or "Name" not in raw:
+            skipped += 1
+            continue
+        layer = dict(raw)
+        layer["Name"] = clean_name(str(layer["Name"]))
+        layer["LayerType"] = str(layer.get("LayerType") or "Unknown")
+        for key in ("Inputs", "Outputs"):
+            tensors = layer.get(key)
+            if not isinstance(tensors, list):
+                tensors = []
+            layer[key] = [normalise_tensor(t) for t in tensors if isinstance(t, dict)]
+        if "Metadata" in layer:
+            layer["Metadata"] = onnx_nodes(layer["Metadata"])
+        if "weights" in layer and "Weights" not in layer and isinstance(layer["weights"], dict):
+            layer["Weights"] = layer["weights"]
+        layers.append(layer)
+    if skipped:
+        warnings.append(f"{skipped} layer entries were not objects with a Name and were skipped")
+    bindings = [clean_name(b) for b in bindings]
+    return LayerInfo(layers, bindings, True, list(io_tensors or []), source, warnings)
+
+
+def normalise_tensor(tensor: dict[str, Any]) -> dict[str, Any]:
+    """Give a tensor dict ``Name``, ``Dimensions`` and one ``Format/Datatype`` string."""
+    out = dict(tensor)
+    out["Name"] = clean_name(str(out.get("Name", "")))
+    dims = out.get("Dimensions")
+    if not isinstance(dims, list):
+        dims = out.get("dimensions") if isinstance(out.get("dimensions"), list) else []
+    out["Dimensions"] = [d if isinstance(d, int) else _to_int(d) for d in dims]
+    if "Format/Datatype" not in out:
+        # TensorRT 11 splits the key: DataType (or Datatype) and Format.
+        dtype = str(out.get("DataType", out.get("Datatype", "")) or "")
+        fmt = str(out.get("Format", "") or "")
+        out["Format/Datatype"] = " ".join(p for p in (fmt, dtype) if p and p not in fmt) or fmt
+    else:
+        out["Format/Datatype"] = str(out["Format/Datatype"])
+    return out
+
+
+def onnx_nodes(metadata: Any) -> list[str]:
+    """Split a layer's Metadata into the ONNX node names it lists."""
+    if isinstance(metadata, list):
+        return [str(m) for m in metadata]
+    if not isinstance(metadata, str) or not metadata.strip():
+        return []
+    nodes = []
+    for part in _ONNX_SPLIT_RE.split(metadata):
+        part = part.strip()
+        if not part:
+            continue
+        match = _ONNX_RE.match(part)
+        nodes.append(match.group(1) if match else part)
+    return nodes
+
+
+def clean_name(name: str) -> str:
+    """Replace the record/unit separators TensorRT 8.6+ leaves in names with ``+`` (as TREx)."""
+    if "\x1e" in name or "\x1f" in name:
+        name = name.replace("\x1e", "+").replace("\x1f", "+")
+    return name
+
+
+def _to_int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return -1

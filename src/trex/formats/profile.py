@@ -1,0 +1,124 @@
+"""Reader of per-layer profiles: ``--exportProfile`` JSON, Chrome traces and ``--dumpProfile`` logs.
+
+A file may hold several JSON documents back to back (one per run); each becomes a ProfileRun.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+from typing import Any
+
+from ..errors import InputError
+from .jsonio import loads_documents, looks_like_json, read_text
+from .records import Profile, ProfileRecord, ProfileRun
+from .layer_info import clean_name
+
+
+def read_profile(path: str | os.PathLike) -> Profile:
+    """Read a per-layer profile from JSON (trtexec, Torch-TensorRT, Chrome trace) or a log."""
+    source = os.fspath(path)
+    text = read_text(path)
+    if looks_like_json(text):
+        return profile_from_json(loads_documents(text, source), source)
+    from .trtexec_log import parse_trtexec_log
+
+    log = parse_trtexec_log(text, source)
+    if not log.profile_runs:
+        raise InputError(source, "no per-layer profile table (--dumpProfile) in this log")
+    return Profile(list(log.profile_runs), source, list(log.warnings))
+
+
+def is_profile_json(doc: Any) -> bool:
+    """True if a parsed JSON document is a per-layer profile or a Chrome trace."""
+    if not isinstance(doc, list) or not doc or not isinstance(doc[0], dict):
+        return False
+    first = doc[0]
+    if set(first) == {"count"}:
+        return True
+    return ("name" in first and ("timeMs" in first or "averageMs" in first)) or _is_trace(doc)
+
+
+def profile_from_json(docs: list[Any], source: str = "") -> Profile:
+    """Turn parsed JSON documents into profile runs (one per document)."""
+    runs: list[ProfileRun] = []
+    warnings: list[str] = []
+    for index, doc in enumerate(docs):
+        if not is_profile_json(doc):
+            raise InputError(source, f"document {index + 1} is not a per-layer profile "
+                                     "(expected a list of {name, timeMs, averageMs} records)")
+        run = _trace_run(doc, source) if _is_trace(doc) else _records_run(doc, source, warnings)
+        runs.append(run)
+    return Profile(runs, source, warnings)
+
+
+def _records_run(doc: list[Any], source: str, warnings: list[str]) -> ProfileRun:
+    count = None
+    records: list[ProfileRecord] = []
+    bad = 0
+    for item in doc:
+        if not isinstance(item, dict):
+            bad += 1
+            continue
+        if "count" in item and "name" not in item:
+            count = _number(item.get("count"))
+            count = int(count) if count is not None else None
+            continue
+        name = item.get("name")
+        time_ms = _number(item.get("timeMs"))
+        avg_ms = _number(item.get("averageMs"))
+        if not isinstance(name, str) or (time_ms is None and avg_ms is None):
+            bad += 1
+            continue
+        if avg_ms is None:
+            avg_ms = time_ms / count if count else math.nan
+        if time_ms is None:
+            time_ms = avg_ms * count if count else math.nan
+        records.append(ProfileRecord(
+            clean_name(name), time_ms, avg_ms,
+            _number(item.get("medianMs")), _number(item.get("percentage")),
+        ))
+    if bad:
+        warnings.append(f"{source}: {bad} profile entries without a name and times were skipped")
+    return ProfileRun(records, count, source)
+
+
+def _is_trace(doc: list[Any]) -> bool:
+    first = doc[0] if doc else None
+    return isinstance(first, dict) and "ph" in first and "dur" in first and "name" in first
+
+
+def _trace_run(doc: list[Any], source: str) -> ProfileRun:
+    """Aggregate Chrome-trace complete events (durations in µs) into one record per layer."""
+    durations: dict[str, list[float]] = {}
+    for event in doc:
+        if not isinstance(event, dict) or event.get("ph") != "X":
+            continue
+        dur = _number(event.get("dur"))
+        name = event.get("name")
+        if isinstance(name, str) and dur is not None:
+            durations.setdefault(clean_name(name), []).append(dur / 1000.0)
+    total = sum(sum(d) for d in durations.values())
+    iterations = max((len(d) for d in durations.values()), default=0)
+    records = [
+        ProfileRecord(
+            name, sum(d), sum(d) / len(d), statistics.median(d),
+            100.0 * sum(d) / total if total else 0.0,
+        )
+        for name, d in durations.items()
+    ]
+    return ProfileRun(records, iterations or None, source)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None

@@ -1,0 +1,88 @@
+"""Plain typed records that the format readers return (no pandas, no UI)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class LayerInfo:
+    """The layer graph of one engine, normalised to TREx's raw-layer dict schema.
+
+    Each layer is a dict with at least ``Name``, ``LayerType``, ``Inputs`` and ``Outputs``; tensors
+    are dicts with ``Name``, ``Dimensions`` and ``Format/Datatype`` (plus ``Location`` etc. when
+    present). Names-only exports give layers whose LayerType is ``"Unknown"`` and no tensors.
+    """
+
+    layers: list[dict[str, Any]]
+    bindings: list[str]
+    detailed: bool = True
+    io_tensors: list[dict[str, Any]] = field(default_factory=list)
+    source: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ProfileRecord:
+    """One layer's row of a per-layer profile; times in milliseconds."""
+
+    name: str
+    time_ms: float
+    avg_ms: float
+    median_ms: float | None = None
+    percentage: float | None = None
+
+
+@dataclass
+class ProfileRun:
+    """One profiling run: the records of one JSON document or one log table."""
+
+    records: list[ProfileRecord]
+    count: int | None = None  # profiled iterations (the ``{"count": N}`` header), if known
+    source: str = ""
+
+
+@dataclass
+class Profile:
+    """All runs found in one profile input (most files hold exactly one)."""
+
+    runs: list[ProfileRun]
+    source: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DeviceInfo:
+    """GPU properties as numbers with explicit units (None when unknown)."""
+
+    name: str | None = None
+    compute_capability: float | None = None
+    sms: int | None = None
+    compute_clock_ghz: float | None = None
+    memory_clock_ghz: float | None = None
+    global_memory_bytes: int | None = None
+    shared_memory_per_sm_bytes: int | None = None
+    memory_bus_width_bits: int | None = None
+    ecc_enabled: bool | None = None
+
+
+@dataclass
+class Metadata:
+    """Build/profile/device metadata, in the section dicts of TREx's metadata JSON files."""
+
+    sections: dict[str, dict[str, Any]] = field(default_factory=dict)
+    device: DeviceInfo | None = None
+    source: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    def section(self, name: str) -> dict[str, Any]:
+        return self.sections.get(name, {})
+
+
+@dataclass
+class Timings:
+    """Per-iteration timing records (``--exportTimes``), one list per JSON document, all in ms."""
+
+    runs: list[list[dict[str, float]]]
+    source: str = ""

@@ -1,0 +1,133 @@
+"""TREx-compatible Layer and Activation objects built from normalised raw layer dicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .tensor_format import TensorFormat, dtype_bytes, parse_format, tensor_size_bytes
+
+
+class Activation:
+    """A tensor as one layer sees it: name, shape, format, precision and size in bytes."""
+
+    __slots__ = ("name", "shape", "format", "precision", "data_size", "size_bytes", "tensor_format",
+                 "raw")
+
+    def __init__(self, raw_dict: dict[str, Any]):
+        self.raw = raw_dict
+        self.name: str = raw_dict["Name"]
+        self.shape: list[int] = raw_dict.get("Dimensions", [])
+        fmt: TensorFormat = parse_format(raw_dict.get("Format/Datatype", ""))
+        self.tensor_format = fmt
+        self.format: str = fmt.short
+        self.precision: str = fmt.precision
+        self.data_size: float = fmt.data_size
+        self.size_bytes: int = tensor_size_bytes(self.shape, fmt)
+
+    @property
+    def is_dynamic(self) -> bool:
+        """True if some dimension is -1 (its size then counts that dimension as 1)."""
+        return any(d < 0 for d in self.shape)
+
+    def tooltip(self) -> str:
+        return "\\n".join((str(self.shape), self.format))
+
+    def __repr__(self) -> str:
+        return f"{self.name}: {self.shape}x{self.format}"
+
+
+def parameter_sizes(raw: dict[str, Any]) -> tuple[int, int, int]:
+    """Return (weights count, weights bytes, bias bytes) over every ``{Type, Count}`` attribute.
+
+    Covers ``Weights``/``Bias``, ConvActPool's ``ConvWeights``/``ConvBias`` and any dtype (FP8,
+    INT4, BF16, FP4 included).
+    """
+    count = weights = bias = 0
+    for key, value in raw.items():
+        if not (isinstance(value, dict) and "Count" in value and "Type" in value):
+            continue
+        try:
+            n = int(value["Count"])
+        except (TypeError, ValueError):
+            continue
+        size = int(round(n * dtype_bytes(str(value["Type"]))))
+        if "bias" in key.lower():
+            bias += size
+        else:
+            count += n
+            weights += size
+    return count, weights, bias
+
+
+class Layer:
+    """One engine layer (TREx's Layer): type, tensors, precision and memory figures."""
+
+    def __init__(self, raw_dict: dict[str, Any]):
+        self.raw_dict = raw_dict
+        self.name: str = raw_dict["Name"]
+        self.subtype: str = raw_dict.get("LayerType", "Unknown")
+        self.type: str = layer_type(raw_dict)
+        self.metadata = raw_dict.get("Metadata")
+        self.inputs = [Activation(t) for t in raw_dict.get("Inputs", [])]
+        self.outputs = [Activation(t) for t in raw_dict.get("Outputs", [])]
+        self.inputs_size_bytes = sum(t.size_bytes for t in self.inputs)
+        self.outputs_size_bytes = sum(t.size_bytes for t in self.outputs)
+        self.precision = self.inputs[0].precision if self.inputs else None
+        self.output_precision = self.outputs[0].precision if self.outputs else ""
+        self.total_io_size_bytes = self.inputs_size_bytes + self.outputs_size_bytes
+        self.weights_cnt, self.weights_only_size, self.bias_size = parameter_sizes(raw_dict)
+        self.weights_size = self.weights_only_size + self.bias_size
+        self.total_footprint_bytes = self.total_io_size_bytes + self.weights_size
+
+    def tooltip(self) -> str:
+        skip = {"InputRegions", "OutputRegions", "Inputs", "Outputs", "ParameterType", "LayerName"}
+        return "".join(f"{k}:{v}\\n" for k, v in sorted(self.raw_dict.items()) if k not in skip)
+
+    def __repr__(self) -> str:
+        return f"Layer({self.name})"
+
+
+def layer_type(raw: dict[str, Any]) -> str:
+    """TREx's ``type``: the ParameterType, else the LayerType (Deconvolution told apart)."""
+    ptype = raw.get("ParameterType")
+    ltype = raw.get("LayerType", "Unknown")
+    if not ptype:
+        if ltype == "Unknown":
+            return _type_from_name(raw.get("Name", ""))
+        return ltype
+    if ptype == "Convolution" and "Deconvolution" in ltype:
+        return "Deconvolution"
+    return ptype
+
+
+def _type_from_name(name: str) -> str:
+    """Names-only exports: recognise the two kinds TensorRT names by convention."""
+    if name.startswith("Reformatting CopyNode"):
+        return "Reformat"
+    if name.startswith("{ForeignNode["):
+        return "Myelin"
+    return "Unknown"
+
+
+def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:
+    """Remove NoOp layers, reconnecting their consumers to the NoOp's input (as TREx does).
+
+    A NoOp whose output is a binding instead renames its producer's output to the binding.
+    """
+    no_ops = [layer for layer in layers if layer.type == "NoOp" and layer.inputs and layer.outputs]
+    if not no_ops:
+        return [layer for layer in layers if layer.type != "NoOp"]
+    forward = {n.outputs[0].name: n.inputs[0] for n in no_ops}
+    backward = {n.inputs[0].name: n.outputs[0] for n in no_ops if n.outputs[0].name in bindings}
+
+    def resolve(act: Activation) -> Activation:
+        seen = 0
+        while act.name in forward and seen < len(forward):
+            act, seen = forward[act.name], seen + 1
+        return act
+
+    kept = [layer for layer in layers if layer.type != "NoOp"]
+    for layer in kept:
+        layer.inputs = [resolve(t) for t in layer.inputs]
+        layer.outputs = [backward.get(t.name, t) for t in layer.outputs]
+    return kept

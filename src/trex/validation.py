@@ -1,0 +1,107 @@
+"""Consistency checks on a loaded plan; each returns warning texts instead of raising."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from .layer import Layer
+
+SAMPLES = 3
+
+
+def sample(names: list[str]) -> str:
+    """A short, quoted sample of names for a warning."""
+    shown = ", ".join(repr(n[:80]) for n in names[:SAMPLES])
+    return shown + (", ..." if len(names) > SAMPLES else "")
+
+
+def check_graph(layers: list[Layer]) -> list[str]:
+    """Tensors produced by two layers, and cycles in the layer graph."""
+    warnings: list[str] = []
+    producers: dict[str, int] = {}
+    twice: list[str] = []
+    for index, layer in enumerate(layers):
+        for tensor in {t.name for t in layer.outputs}:
+            if tensor in producers and producers[tensor] != index:
+                twice.append(tensor)
+            producers[tensor] = index
+    if twice:
+        warnings.append(f"{len(twice)} tensors are produced by more than one layer: "
+                        f"{sample(twice)}")
+    cyclic = _layers_in_cycles(layers, producers)
+    if cyclic:
+        warnings.append(f"the layer graph has a cycle through {len(cyclic)} layers: "
+                        f"{sample(cyclic)}")
+    return warnings
+
+
+def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[str]:
+    """Kahn's algorithm: layers never freed are on (or behind) a cycle."""
+    successors: list[set[int]] = [set() for _ in layers]
+    indegree = [0] * len(layers)
+    for index, layer in enumerate(layers):
+        for tensor in {t.name for t in layer.inputs}:
+            src = producers.get(tensor)
+            if src is not None and src != index and index not in successors[src]:
+                successors[src].add(index)
+                indegree[index] += 1
+    ready = [i for i, d in enumerate(indegree) if d == 0]
+    freed = 0
+    while ready:
+        node = ready.pop()
+        freed += 1
+        for nxt in successors[node]:
+            indegree[nxt] -= 1
+            if indegree[nxt] == 0:
+                ready.append(nxt)
+    if freed == len(layers):
+        return []
+    return [layers[i].name for i, d in enumerate(indegree) if d > 0]
+
+
+def check_profile_join(unmatched_rows: list[str], unprofiled: list[str], total_rows: int,
+                       total_layers: int) -> list[str]:
+    """Profile rows naming no layer and layers without a profile row."""
+    warnings = []
+    if unmatched_rows:
+        warnings.append(
+            f"{len(unmatched_rows)} of {total_rows} profile rows name no layer of the graph "
+            f"(profile from another build or verbosity?): {sample(unmatched_rows)}")
+    if unprofiled:
+        warnings.append(
+            f"{len(unprofiled)} of {total_layers} layers have no profile row; their latency is "
+            f"NaN: {sample(unprofiled)}")
+    return warnings
+
+
+def check_percentages(percentages: list[float | None]) -> list[str]:
+    """The profile's Time % column should add up to about 100."""
+    values = [p for p in percentages if p is not None and not math.isnan(p)]
+    if not values:
+        return []
+    total = sum(values)
+    if abs(total - 100.0) > 1.0:
+        return [f"profile percentages add up to {total:.1f}%, not 100%"]
+    return []
+
+
+def check_latency_sum(layer_sum_ms: float, measured_ms: float | None, streams: int) -> list[str]:
+    """Compare the sum of per-layer averages with the measured end-to-end GPU time."""
+    if not measured_ms or not layer_sum_ms or math.isnan(layer_sum_ms):
+        return []
+    ratio = layer_sum_ms / measured_ms
+    if streams > 1:
+        return [f"layers run on {streams} streams and overlap: their summed time "
+                f"({layer_sum_ms:.4f} ms) is not a latency (measured {measured_ms:.4f} ms)"]
+    if ratio > 1.25 or ratio < 0.8:
+        why = ("per-layer profiling adds synchronisation between layers"
+               if ratio > 1 else "some layers were not profiled or the profile is partial")
+        return [f"sum of layer times {layer_sum_ms:.4f} ms is {ratio:.2f}x the measured GPU "
+                f"compute time {measured_ms:.4f} ms ({why})"]
+    return []
+
+
+def duplicated_names(names: list[str]) -> list[str]:
+    """Layer names that occur more than once."""
+    return [name for name, n in Counter(names).items() if n > 1]
