@@ -38,7 +38,7 @@ def layers_dataframe(
             "Name": layer.name,
             "type": layer.type,
             "subtype": layer.subtype,
-            "tactic": raw.get("TacticName") or raw.get("TacticValue") or "TensorRT",
+            "tactic": raw.get("TacticName") or "TensorRT",
             "Inputs": [t.raw for t in layer.inputs],
             "Outputs": [t.raw for t in layer.outputs],
             "precision": layer.precision,

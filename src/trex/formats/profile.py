@@ -12,8 +12,8 @@ from typing import Any
 
 from ..errors import InputError
 from .jsonio import loads_documents, looks_like_json, read_text
-from .records import Profile, ProfileRecord, ProfileRun
 from .layer_info import clean_name
+from .records import Profile, ProfileRecord, ProfileRun
 
 
 def read_profile(path: str | os.PathLike) -> Profile:

@@ -1,0 +1,53 @@
+"""The ``trex`` command: small subtools (``trex summary``, ...) sharing one error policy.
+
+Bad input prints one line naming the file and the problem and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from .. import __version__
+from ..errors import TrexError, TrexWarning
+from . import summary
+
+SUBTOOLS = (summary,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with one sub-parser per subtool."""
+    parser = argparse.ArgumentParser(
+        prog="trex",
+        description="Explore TensorRT engine plans: layer information, profiles, timings, logs.",
+    )
+    parser.add_argument("--version", action="version", version=f"trex {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for tool in SUBTOOLS:
+        tool.add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``trex`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    warnings.simplefilter("ignore", TrexWarning)  # subtools print plan.warnings themselves
+    try:
+        return int(args.run(args) or 0)
+    except TrexError as exc:
+        print(f"trex {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("trex: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

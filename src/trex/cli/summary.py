@@ -1,0 +1,88 @@
+"""``trex summary PATH...``: model facts, latency per type and precision, slowest layers, tactics."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import summary as views
+from ..plan import EnginePlan
+from .output import FORMATS, csv_text, kv_table, text_table, to_json
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "summary", help="summarize one or more engines",
+        description="Summarize engines. PATH is an engine prefix, a folder, or any of its files "
+                    "(layer JSON, profile, metadata, log).")
+    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("--profiling_json", "-pj", default=None,
+                        help="profile JSON to use (default: found next to the layer file)")
+    parser.add_argument("--profile-id", type=int, default=None,
+                        help="optimisation profile of a multi-profile engine (default 0)")
+    parser.add_argument("--run", type=int, default=None, dest="profile_run",
+                        help="run to use when a profile file holds several (default 0)")
+    parser.add_argument("--sort_key", "-sk", choices=["count", "latency", "id"], default="count",
+                        help="how to sort the tactic summary")
+    parser.add_argument("--group_tactics", "-gt", action="store_true",
+                        help="group tactics by kernel family (drop the _0x... hash)")
+    parser.add_argument("--top", "-n", type=int, default=10, help="number of slowest layers")
+    parser.add_argument("--format", "-f", choices=FORMATS, default="table")
+    parser.set_defaults(run=run)
+
+
+def load(path: str, args: argparse.Namespace) -> EnginePlan:
+    """Load one engine as the user pointed at it."""
+    plan = EnginePlan.from_path(path, profile_id=args.profile_id, profile_run=args.profile_run)
+    if args.profiling_json:
+        plan = EnginePlan(plan.graph_file, args.profiling_json, name=plan.name,
+                          profile_id=args.profile_id, profile_run=args.profile_run)
+    return plan
+
+
+def run(args: argparse.Namespace) -> int:
+    sections = []
+    for path in args.paths:
+        plan = load(path, args)
+        sections.append((plan, {
+            "by_type": views.latency_by_type(plan),
+            "by_precision": views.latency_by_precision(plan),
+            "slowest": views.slowest_layers(plan, args.top),
+            "tactics": views.tactic_summary(plan, args.group_tactics, args.sort_key),
+        }))
+    out = sys.stdout
+    if args.format == "json":
+        out.write(to_json([{**views.model_summary(plan), **tables} for plan, tables in sections]))
+        out.write("\n")
+        return 0
+    for plan, tables in sections:
+        if args.format == "csv":
+            for title, df in tables.items():
+                out.write(f"# {plan.name}: {title}\n{csv_text(df)}")
+            continue
+        summary = views.model_summary(plan)
+        out.write(f"== {plan.name} ==\n")
+        out.write(kv_table({
+            "Inputs": ", ".join(summary["inputs"]) or "-",
+            "Outputs": ", ".join(summary["outputs"]) or "-",
+            "Layers": summary["layers"],
+            "Average time": f"{plan.total_runtime:.4f} ms (sum of layer averages)",
+            "Weights": f"{plan.total_weights_size:,} B",
+            "Activations": f"{plan.total_act_size:,} B (TREx: per layer I/O); "
+                           f"{plan.total_activation_footprint:,} B unique tensors",
+            "Profiles": ", ".join(map(str, plan.profiles)) + f" (showing {plan.profile_id})",
+        }) + "\n")
+        for title, section in (("Device", plan.device_properties),
+                               ("Builder configuration", plan.builder_cfg),
+                               ("Performance summary", plan.performance_summary)):
+            if section:
+                out.write(f"\n{title}:\n{kv_table(section)}\n")
+        for title, df in (("Latency by type", tables["by_type"]),
+                          ("Latency by precision", tables["by_precision"]),
+                          (f"Slowest {args.top} layers", tables["slowest"]),
+                          ("Tactics", tables["tactics"])):
+            out.write(f"\n{title}:\n{text_table(df)}\n")
+        for warning in plan.warnings:
+            print(f"warning: {plan.name}: {warning}", file=sys.stderr)
+        out.write("\n")
+    return 0

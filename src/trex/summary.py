@@ -1,0 +1,101 @@
+"""Summary views of a plan: model facts, latency per type/precision, slowest layers, tactics.
+
+Each function returns a dict or a DataFrame; the CLI and notebooks decide how to show them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+import pandas as pd
+
+from .plan import EnginePlan, summary_dict
+
+_TACTIC_HASH_RE = re.compile(r"_0x[0-9a-fA-F]+$")
+
+
+def model_summary(plan: EnginePlan) -> dict[str, Any]:
+    """The plan's headline facts as plain values (numbers stay numbers)."""
+    inputs, outputs = plan.get_bindings()
+    df = plan.df
+    return {
+        "name": plan.name,
+        "inputs": [repr(b) for b in inputs],
+        "outputs": [repr(b) for b in outputs],
+        "layers": len(df),
+        "detailed": plan.detailed,
+        "profiles": plan.profiles,
+        "profile_id": plan.profile_id,
+        "average_time_ms": round(plan.total_runtime, 6),
+        "weights_bytes": plan.total_weights_size,
+        "activations_bytes": plan.total_act_size,
+        "activation_footprint_bytes": plan.total_activation_footprint,
+        "streams": plan.stream_count,
+        "profile_iterations": plan.profile_count,
+        "device": plan.device_properties,
+        "builder_config": plan.builder_cfg,
+        "performance_summary": plan.performance_summary,
+        "warnings": plan.warnings,
+        "trex_summary": summary_dict(plan),
+    }
+
+
+def _grouped(plan: EnginePlan, column: str) -> pd.DataFrame:
+    df = plan.df
+    if df.empty:
+        return pd.DataFrame(columns=[column, "count", "latency_ms", "latency_pct"])
+    keys = df[column].fillna("None").astype(str)
+    out = (
+        df.assign(**{column: keys})
+        .groupby(column, sort=False)
+        .agg(count=("Name", "size"), latency_ms=("latency.avg_time", "sum"))
+        .reset_index()
+    )
+    total = out["latency_ms"].sum()
+    out["latency_pct"] = 100.0 * out["latency_ms"] / total if total else 0.0
+    return out.sort_values(["latency_ms", "count"], ascending=False, ignore_index=True)
+
+
+def latency_by_type(plan: EnginePlan) -> pd.DataFrame:
+    """Layer count, summed average latency (ms) and share of latency per layer type."""
+    return _grouped(plan, "type")
+
+
+def latency_by_precision(plan: EnginePlan) -> pd.DataFrame:
+    """Layer count, summed average latency (ms) and share of latency per precision."""
+    return _grouped(plan, "precision")
+
+
+def slowest_layers(plan: EnginePlan, n: int = 10) -> pd.DataFrame:
+    """The ``n`` layers with the largest average latency."""
+    cols = ["Name", "type", "precision", "latency.avg_time", "latency.pct_time", "tactic"]
+    df = plan.df
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    return df.nlargest(n, "latency.avg_time")[cols].reset_index(drop=True)
+
+
+def tactic_summary(
+    plan: EnginePlan,
+    group_tactics: bool = False,
+    sort_key: Literal["count", "latency", "id"] = "count",
+) -> pd.DataFrame:
+    """TREx's tactic summary: mean latency % per tactic, or count and total % per tactic family.
+
+    With ``group_tactics`` the ``_0x...`` hash that tells individual kernels apart is removed.
+    """
+    df = plan.df[["tactic", "latency.pct_time"]].copy()
+    df["tactic"] = df["tactic"].astype(str)
+    if group_tactics:
+        df["tactic"] = df["tactic"].str.replace(_TACTIC_HASH_RE, "", regex=True)
+        out = df.groupby("tactic", sort=False).agg(
+            latency_pct=("latency.pct_time", "sum"), count=("tactic", "size")).reset_index()
+        key = "count" if sort_key in ("count", "id") else "latency_pct"
+    else:
+        out = df.groupby("tactic", sort=False).agg(
+            latency_pct=("latency.pct_time", "mean"), count=("tactic", "size")).reset_index()
+        key = {"count": "latency_pct", "latency": "latency_pct", "id": None}[sort_key]
+    if key:
+        out = out.sort_values(key, ascending=False, ignore_index=True)
+    return out.rename(columns={"latency_pct": "latency %"})
