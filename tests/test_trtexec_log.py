@@ -260,6 +260,24 @@ def test_resnet_options_and_no_profile(resnet: TrtexecLog) -> None:
     assert "trace_details" not in resnet.metadata.sections
 
 
+def test_resnet_matches_trex_profile_metadata(resnet: TrtexecLog, engines: Path) -> None:
+    """TREx's own metadata file for this log: same shapes, plus what TREx lost or left as text."""
+    ref = json.loads((engines / RESNET.replace(".log", ".metadata.json")).read_text())
+    sections = resnet.metadata.sections
+    perf = {k: v for k, v in sections["performance_summary"].items() if k != "percentiles"}
+    assert perf == ref["performance_summary"]
+    inference = sections["inference_options"]
+    assert {k: inference[k] for k in ref["inference_options"]} == ref["inference_options"]
+    assert set(inference) - set(ref["inference_options"]) == {"Inputs"}  # TREx dropped it
+    device = dict(sections["device_information"])
+    # TREx left the application clocks as "1.74 GHz" strings; we give GHz floats.
+    assert ref["device_information"].pop("Application Compute Clock Rate") == "1.74 GHz"
+    assert ref["device_information"].pop("Application Memory Clock Rate") == "9.501 GHz"
+    assert (device.pop("Application Compute Clock Rate"),
+            device.pop("Application Memory Clock Rate")) == (1.74, 9.501)
+    assert device == ref["device_information"]
+
+
 def test_big_build_log_is_fast_and_complete(engines: Path) -> None:
     path = engines / MOBILENET_BUILD
     text = path.read_text()

@@ -26,7 +26,7 @@ def strip_log_prefix(line: str) -> str:
 
 def looks_like_layer_dump(text: str) -> bool:
     """True if some line holds a one-line layer description."""
-    return any(_LAYER_LINE_RE.match(strip_log_prefix(line)) for line in text.splitlines())
+    return any(_LAYER_LINE_RE.match(strip_log_prefix(line)) for line in text.split("\n"))
 
 
 def parse_layer_dump(text: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -38,7 +38,7 @@ def parse_layer_dump(text: str) -> tuple[list[dict[str, Any]], list[str]]:
     layers: list[dict[str, Any]] = []
     bindings: list[str] = []
     in_bindings = False
-    for raw_line in text.splitlines():
+    for raw_line in text.split("\n"):
         line = strip_log_prefix(raw_line)
         if _LAYER_LINE_RE.match(line):
             in_bindings = False

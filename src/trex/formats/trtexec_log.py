@@ -34,9 +34,6 @@ _PROFILE_TITLE = re.compile(r"Profile\s*\((?P<count>\d{1,15})\s+iterations?\s*\)
 _KV_NO_SPACE = re.compile(r"(?P<key>[^:\s][^:]{0,79}):(?!//)(?P<value>\S.*)$")
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf(?:inity)?)\b"
 _NUMBER_UNIT = re.compile(rf"(?<![A-Za-z_])(?P<num>{_NUM})\s*(?P<unit>[A-Za-zµ]+)?")
-_STAT = re.compile(
-    rf"(?P<name>[A-Za-z][\w .-]*?(?:\([^()=]*\))?)\s*=\s*(?P<num>{_NUM})\s*(?P<unit>[A-Za-zµ]+)?"
-)
 _PERCENTILE = re.compile(r"percentile\s*\(\s*(?P<p>[\d.]+)\s*%\s*\)", re.IGNORECASE)
 _ECC = re.compile(r"ECC\s+(?P<state>enabled|disabled)", re.IGNORECASE)
 
@@ -378,8 +375,12 @@ def _stats(value: str) -> tuple[list[float], dict[str, float]] | None:
         return None
     named: dict[str, float] = {}
     percentiles: list[str] = []
-    for match in _STAT.finditer(value):
-        name = match["name"].strip()
+    for part in value.split(","):  # split first: a single regex over the line can go quadratic
+        name, _, number = part.partition("=")
+        name = name.strip()
+        match = _NUMBER_UNIT.match(number.strip())
+        if not name or match is None:
+            continue
         pct = _PERCENTILE.fullmatch(name)
         if pct:
             name = f"p{pct['p']}"

@@ -1,0 +1,29 @@
+"""Re-computations of TREx 0.2.1's formulas, used to show where and why our figures differ."""
+
+from __future__ import annotations
+
+import math
+
+from trex import EnginePlan
+
+_TREX_WEIGHT_BYTES = {"Int8": 1, "Half": 2, "Float": 4, "Int32": 4, "FP16": 2, "FP32": 4}
+
+
+def trex_weights(plan: EnginePlan) -> int:
+    """TREx: only the ``Weights`` key, only four dtypes; no bias, no ConvActPool ConvWeights."""
+    total = 0
+    for layer in plan.layers:
+        w = layer.raw_dict.get("Weights")
+        if isinstance(w, dict):
+            total += w["Count"] * _TREX_WEIGHT_BYTES.get(w["Type"], 0)
+    return total
+
+
+def trex_activations(plan: EnginePlan) -> int:
+    """TREx: every layer's inputs and outputs, unpadded, BF16 counted as 0 bytes."""
+    total = 0
+    for layer in plan.layers:
+        for t in (*layer.inputs, *layer.outputs):
+            if t.precision not in ("BF16", "Bool"):
+                total += math.prod(t.shape) * t.data_size
+    return int(total)
