@@ -378,8 +378,9 @@ def _stats(value: str) -> tuple[list[float], dict[str, float]] | None:
     for part in value.split(","):  # split first: a single regex over the line can go quadratic
         name, _, number = part.partition("=")
         name = name.strip()
-        match = _NUMBER_UNIT.match(number.strip())
-        if not name or match is None:
+        match = _NUMBER_UNIT.fullmatch(number.strip())
+        unit = (match["unit"] or "ms").lower() if match else ""
+        if not name or unit not in _TO_MS:
             continue
         pct = _PERCENTILE.fullmatch(name)
         if pct:
@@ -387,13 +388,10 @@ def _stats(value: str) -> tuple[list[float], dict[str, float]] | None:
             percentiles.append(name)
         else:
             name = name.lower()
-        scale = _TO_MS.get((match["unit"] or "ms").lower(), 1.0)
-        named[name] = float(match["num"]) * scale
-    if not named:
-        return None
+        named[name] = float(match["num"]) * _TO_MS[unit]
     ordered = [named[k] for k in ("min", "max", "mean", "median") if k in named]
     ordered += [named[k] for k in dict.fromkeys(percentiles)]
-    return ordered, named
+    return (ordered, named) if ordered else None
 
 
 def _convert_performance(summary: dict[str, Any], warnings: list[str]) -> None:

@@ -1,0 +1,30 @@
+# One-command entry points. `make demo` and `make test` work on a fresh machine.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+
+.PHONY: setup demo test lint bench clean
+
+$(BIN)/trex: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	@touch $(BIN)/trex
+
+setup: $(BIN)/trex
+
+demo: setup  ## summarise the hand-made example engine
+	$(BIN)/trex summary examples/tiny/tiny.engine
+
+test: setup  ## the whole test suite (real engines from ../shared/engines, or $$TREX_ENGINES_DIR)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check src tests bench
+
+bench: setup  ## load-time and memory benchmark on generated 1k/10k/50k-layer engines
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info bench/data .pytest_cache .ruff_cache .hypothesis
