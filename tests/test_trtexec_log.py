@@ -409,6 +409,36 @@ def test_trace_details_and_explanations_are_not_sections() -> None:
     assert perf["Total Host Walltime"] == pytest.approx(3.003)  # always seconds
 
 
+def test_odd_device_and_summary_values_are_kept_or_warned_not_raised() -> None:
+    text = _log(
+        "[I] === Device Information ===",
+        "[I] Selected Device: Orin",
+        "[I] SMs: nan",
+        "[I] Compute Clock Rate: 1300 MHz",
+        "[I] Device Global Memory: 1e300 GiB",
+        "[I] Shared Memory per SM: 48 furlongs",
+        "[I] Memory Bus Width: (ECC enabled)",
+        "[I] ",
+        "[I] === Performance summary ===",
+        "[I] Throughput: n/a",
+        "[I] Input: x=1x3",
+        "[I] Latency: min = 1 us, max = 2 s, mean = 3 ms, median = 4 ms, percentile(99.9%) = 5 ms",
+    )
+    log = parse_trtexec_log(text)
+    device = log.device
+    assert device is not None
+    assert device.name == "Orin" and device.sms is None
+    assert device.compute_clock_ghz == pytest.approx(1.3)
+    assert device.global_memory_bytes is None and device.shared_memory_per_sm_bytes is None
+    assert device.memory_bus_width_bits is None and device.ecc_enabled is True
+    perf = log.metadata.section("performance_summary")
+    assert perf["Throughput"] == "n/a" and perf["Input"] == "x=1x3"
+    assert perf["Latency"] == pytest.approx([0.001, 2000.0, 3.0, 4.0, 5.0])
+    assert list(perf["percentiles"]["Latency"]) == ["min", "max", "mean", "median", "p99.9"]
+    assert any("Throughput" in w for w in log.warnings)
+    assert any("Memory Bus Width" in w for w in log.warnings)
+
+
 # --- synthetic texts: versions and profile tables ------------------------------------------------
 
 @pytest.mark.parametrize(("code", "version"), [
@@ -528,7 +558,8 @@ _LINE = st.one_of(
         "[I] === Device Information ===", "[I]    Time(ms)     Avg.(ms)   Median(ms)   Time(%)   Layer",
         "[I]   Layer   Time (ms)   Avg. Time (ms)   Time %", "[I]  1.0 2.0 3.0 4.0   x",
         "[I] x   1.0  2.0  3.0", "[I] Latency: min = nan ms, max = inf ms, percentile(99%) = x",
-        "[I] SMs: nan", "[I] Device Global Memory: 1e400 GiB", "[I] Throughput: qps",
+        "[I] SMs: nan", "[I] Device Global Memory: 1e400 GiB",
+        "[I] Shared Memory per SM: 1e300 GiB", "[I] Throughput: qps",
         "[I] Memory Bus Width: (ECC enabled)", "&&&& RUNNING TensorRT.trtexec [TensorRT v99999999]",
         "[I] TensorRT version: 1.2.3.4.5", "[W] w", "[I] ", "[I] [TRT] t: v",
     ]),

@@ -121,7 +121,7 @@ def normalise_tensor(tensor: dict[str, Any]) -> dict[str, Any]:
         # TensorRT 11 splits the key: DataType (or Datatype) and Format.
         dtype = str(out.get("DataType", out.get("Datatype", "")) or "")
         fmt = str(out.get("Format", "") or "")
-        out["Format/Datatype"] = " ".join(p for p in (fmt, dtype) if p and p not in fmt) or fmt
+        out["Format/Datatype"] = f"{fmt} {dtype}".strip() if dtype not in fmt else fmt
     else:
         out["Format/Datatype"] = str(out["Format/Datatype"])
     return out

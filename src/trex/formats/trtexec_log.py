@@ -460,8 +460,7 @@ def _bytes(value: Any) -> int | None:
     if not isinstance(value, str):
         return None
     parsed = _number_unit(value)
-    if parsed is None or not math.isfinite(parsed[0]):
+    scale = _TO_BYTES.get(parsed[1] or "b") if parsed else None
+    if parsed is None or scale is None or not math.isfinite(parsed[0] * scale):
         return None
-    number, unit = parsed
-    scale = _TO_BYTES.get(unit or "b")
-    return None if scale is None else int(round(number * scale))
+    return int(round(parsed[0] * scale))

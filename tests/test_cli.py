@@ -1,0 +1,91 @@
+"""The ``trex`` command on real engines and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from trex import __version__
+from trex.cli import main
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "trex.cli", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_version_and_help(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert __version__ in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["summary", "--help"])
+    assert "--group_tactics" in capsys.readouterr().out
+
+
+def test_summary_table(engines, capsys):
+    assert main(["summary", str(engines / "trex-mobilenet-qat")]) == 0
+    out = capsys.readouterr().out
+    assert "input1: [1, 3, 224, 224]xFP32 NCHW" in out
+    assert "Layers        72" in out
+    assert "Convolution     53" in out
+    assert "Latency by precision" in out and "INT8" in out
+    assert "NVIDIA TITAN RTX" in out
+
+
+def test_summary_json_several_engines(engines, capsys):
+    paths = [str(engines / f"a100-resnet18-{v}") for v in ("fp32", "fp16")]
+    assert main(["summary", *paths, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [d["layers"] for d in data] == [24, 25]
+    assert data[0]["average_time_ms"] == pytest.approx(2.1238, abs=1e-4)
+    fp16_types = {row["type"]: row["count"] for row in data[1]["by_type"]}
+    assert fp16_types == {"Convolution": 21, "Reformat": 2, "Pooling": 2}
+
+
+def test_summary_csv_and_grouped_tactics(engines, capsys):
+    assert main(["summary", str(engines / "trt10.4-alexnet-fp16"), "-f", "csv", "-gt",
+                 "-sk", "latency"]) == 0
+    out = capsys.readouterr().out
+    assert "# alexnet_fp16: tactics" in out
+    tactics = out.split("# alexnet_fp16: tactics\n")[1].splitlines()
+    assert tactics[0] == "tactic,latency %,count"
+    # the 0x hash of Myelin kernels is removed when grouping
+    assert not any("_0x" in line for line in tactics)
+
+
+def test_summary_profile_id_and_run(engines, capsys):
+    log = engines / "trt10.16-multiprofile-oneline" / "log-main.py.log"
+    assert main(["summary", str(log), "--profile-id", "1", "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["profile_id"] == 1
+    folder = engines / "trt7-googlenet-int8-concatenated"
+    assert main(["summary", str(folder), "--run", "6", "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["profile_iterations"] == 36
+
+
+@pytest.mark.parametrize("content,message", [
+    (None, "no such file, folder or engine prefix"),
+    ('{"Layers": [', "invalid JSON at line 1"),
+    ("hello world\n", "no layer-information file"),
+])
+def test_bad_input_one_line_exit_2(tmp_path, content, message):
+    path = tmp_path / "x.graph.json"
+    if content is not None:
+        path.write_text(content)
+    result = run("summary", str(path))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and str(path) in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_console_script_runs(engines):
+    result = run("summary", str(engines / "trt8.5-names-only-single"))
+    assert result.returncode == 0
+    assert "/conv1/Conv + /act1/Relu" in result.stdout
+    assert "profilingVerbosity=detailed" in result.stderr

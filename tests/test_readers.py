@@ -1,0 +1,122 @@
+"""Format readers on synthetic edge cases that the real files do not cover."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import trex
+from trex.formats.jsonio import loads_documents
+from trex.formats.layer_info import layer_info_from_json, onnx_nodes, read_layer_info
+from trex.formats.profile import read_profile
+
+
+def _layer(name, inputs, outputs, **extra):
+    t = lambda n, fmt="Row major linear FP32 format (kLINEAR)": {  # noqa: E731
+        "Name": n, "Dimensions": [1, 8, 4, 4], "Format/Datatype": fmt}
+    return {"Name": name, "LayerType": "CaskConvolution", "ParameterType": "Convolution",
+            "Inputs": [t(i) for i in inputs], "Outputs": [t(o) for o in outputs], **extra}
+
+
+def test_trt11_io_tensors_and_split_keys(tmp_path):
+    doc = {
+        "Layers": [{
+            "Name": "conv", "LayerType": "CaskConvolution", "ParameterType": "Convolution",
+            "Inputs": [{"Name": "input_0", "Dimensions": [1, 3, 224, 224], "DataType": "Half",
+                        "Format": "Channel major FP16 format where channel % 8 == 0 (kHWC8)"}],
+            "Outputs": [{"Name": "out", "Dimensions": [1, 16, 112, 112], "DataType": "Half",
+                         "Format": "Row major linear FP16 format (kLINEAR)"}],
+            "Weights": {"Type": "Half", "Count": 432}, "Bias": {"Type": "Half", "Count": 16},
+        }],
+        "I/O Tensors": [
+            {"Name": "input_0", "IOMode": "Input", "DataType": "Half",
+             "Dimensions": [1, 3, 224, 224], "Location": "Device", "IsShapeInferenceIO": False,
+             "ProfileInfo": [{"MinShape": [1, 3, 224, 224], "OptShape": [1, 3, 224, 224],
+                              "MaxShape": [1, 3, 224, 224],
+                              "Format": "Row major linear FP16 format (kLINEAR)"}]},
+            {"Name": "out", "IOMode": "Output", "DataType": "Half",
+             "Dimensions": [1, 16, 112, 112], "Location": "Device"},
+        ],
+    }
+    path = tmp_path / "trt11.json"
+    path.write_text(json.dumps(doc))
+    plan = trex.EnginePlan(path)
+    assert plan.bindings == ["input_0", "out"]
+    assert plan.io_tensors[0]["IOMode"] == "Input"
+    row = plan.df.iloc[0]
+    assert row["precision"] == "FP16"
+    assert row["weights_size"] == (432 + 16) * 2
+    assert row["total_io_size_bytes"] == 8 * 224 * 224 * 2 + 16 * 112 * 112 * 2
+
+
+def test_bare_list_with_subgraph(tmp_path):
+    layers = [_layer("a", ["x"], ["t"], _subgraph=0), _layer("b", ["t"], ["y"], _subgraph=1)]
+    path = tmp_path / "torchtrt.json"
+    path.write_text(json.dumps(layers))
+    plan = trex.EnginePlan(path)
+    assert list(plan.df["_subgraph"]) == [0, 1]
+    assert plan.bindings == ["x", "y"]  # inferred: no Bindings key in a bare list
+
+
+def test_unescaped_quote_repaired(tmp_path):
+    raw = ('{"Layers": ["conv "A" + relu\\3", "pool"], "Bindings": ["in"]}')
+    path = tmp_path / "names.json"
+    path.write_text(raw)
+    info = read_layer_info(path)
+    assert [layer["Name"] for layer in info.layers] == ['conv "A" + relu\\3', "pool"]
+
+
+def test_corrupt_json_reports_position(tmp_path):
+    path = tmp_path / "bad.graph.json"
+    path.write_text('{"Layers": [\n {"Name": "a",, }\n]}')
+    with pytest.raises(trex.InputError) as err:
+        read_layer_info(path)
+    assert str(path) in str(err.value) and "line 2" in str(err.value)
+
+
+def test_metadata_separators_become_onnx_node_lists():
+    assert onnx_nodes("[ONNX Layer: a]\x1e[ONNX Layer: b]") == ["a", "b"]
+    assert onnx_nodes("[ONNX Layer: a]\x1f[ONNX Layer: /b/c]") == ["a", "/b/c"]
+    assert onnx_nodes("[ONNX Layer: a][ONNX Layer: b]") == ["a", "b"]
+    assert onnx_nodes("") == []
+    info = layer_info_from_json({"Layers": [_layer("x\x1ey", ["i"], ["o"])], "Bindings": []})
+    assert info.layers[0]["Name"] == "x+y"
+
+
+def test_profile_indices_beyond_nine(tmp_path):
+    layers = [_layer("a", ["x"], ["t"]), _layer("b", ["t"], ["y"]),
+              _layer("a [profile 12]", ["x [profile 12]"], ["t [profile 12]"]),
+              {**_layer("__myl_b_myl3_1", ["t [profile 12]"], ["y [profile 12]"]),
+               "LayerType": "kgen"}]
+    path = tmp_path / "mp.json"
+    path.write_text(json.dumps({"Layers": layers, "Bindings": ["x", "y"]}))
+    plan = trex.EnginePlan(path, profile_id=12)
+    assert plan.profiles == [0, 12]
+    assert list(plan.df["Name"]) == ["a [profile 12]", "__myl_b_myl3_1"]
+    inputs, outputs = plan.get_bindings()
+    assert [t.name for t in inputs] == ["x [profile 12]"]
+    assert [t.name for t in outputs] == ["y [profile 12]"]
+
+
+def test_profile_multi_document_and_missing_average(tmp_path):
+    docs = ('[{"count": 10}, {"name": "a", "timeMs": 2.0, "percentage": 100}]\n'
+            '[{"count": 4}, {"name": "a", "timeMs": 2.0, "averageMs": 0.5, "percentage": 100}]')
+    path = tmp_path / "p.json"
+    path.write_text(docs)
+    profile = read_profile(path)
+    assert [r.count for r in profile.runs] == [10, 4]
+    assert profile.runs[0].records[0].avg_ms == pytest.approx(0.2)
+    assert profile.runs[1].records[0].median_ms is None
+
+
+def test_documents_back_to_back():
+    assert loads_documents("[1][2]  {\"a\": 3}") == [[1], [2], {"a": 3}]
+
+
+def test_wrong_kind_of_file_is_named(engines):
+    timing = engines / "trex-mobilenet-qat" / "mobilenet.qat.onnx.engine.timing.json"
+    with pytest.raises(trex.InputError, match="timing.json: is timings, not layer information"):
+        trex.EnginePlan(timing)
+    with pytest.raises(trex.InputError, match="not a per-layer profile"):
+        read_profile(timing)
