@@ -120,3 +120,67 @@ def test_wrong_kind_of_file_is_named(engines):
         trex.EnginePlan(timing)
     with pytest.raises(trex.InputError, match="not a per-layer profile"):
         read_profile(timing)
+
+
+def _write(tmp_path, layers, bindings=("x", "y")):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"Layers": layers, "Bindings": list(bindings)}))
+    return path
+
+
+def test_consecutive_signal_wait_all_leave_df(tmp_path):
+    """TREx removed signal/wait while iterating the list, so the second of two stayed behind."""
+    sync = [{"Name": f"s{i}", "LayerType": kind, "Inputs": [], "Outputs": [], "StreamId": 1}
+            for i, kind in enumerate(("signal", "wait", "signal", "wait"))]
+    layers = [_layer("a", ["x"], ["t"]), *sync, {**_layer("b", ["t"], ["y"]), "StreamId": 1}]
+    plan = trex.EnginePlan(_write(tmp_path, layers))
+    assert list(plan.df["Name"]) == ["a", "b"]
+    assert [layer.name for layer in plan.sync_layers] == ["s0", "s1", "s2", "s3"]
+    assert len(plan.all_layers) == 6
+    assert plan.stream_count == 2
+
+
+def test_cycle_and_double_producer_become_warnings(tmp_path):
+    layers = [_layer("a", ["x", "u"], ["t"]), _layer("b", ["t"], ["u"]),
+              _layer("c", ["t"], ["y"]), _layer("d", ["t"], ["y"])]
+    plan = trex.EnginePlan(_write(tmp_path, layers))
+    assert any("produced by more than one layer: 'y'" in w for w in plan.warnings)
+    assert any("cycle through 2 layers: 'a', 'b'" in w for w in plan.warnings)
+
+
+def test_duplicate_names_disambiguated_and_profiled_in_order(tmp_path):
+    layers = [_layer("dup", ["x"], ["t"]), _layer("dup", ["t"], ["y"])]
+    graph = _write(tmp_path, layers)
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps([{"count": 1},
+                                   {"name": "dup", "timeMs": 1, "averageMs": 1, "percentage": 25},
+                                   {"name": "dup_2", "timeMs": 3, "averageMs": 3,
+                                    "percentage": 75}]))
+    plan = trex.EnginePlan(graph, profile)
+    assert list(plan.df["Name"]) == ["dup", "dup_2"]
+    assert list(plan.df["latency.avg_time"]) == [1.0, 3.0]
+
+
+def test_percentages_not_summing_to_100_warn(tmp_path):
+    graph = _write(tmp_path, [_layer("a", ["x"], ["y"])])
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps([{"name": "a", "timeMs": 1, "averageMs": 1, "percentage": 60}]))
+    plan = trex.EnginePlan(graph, profile)
+    assert any("add up to 60.0%" in w for w in plan.warnings)
+    assert plan.profile_count is None  # no {"count": N} header (Torch-TensorRT style)
+
+
+def test_every_dtype_has_a_size(tmp_path):
+    dtypes = {"BFloat16": 2, "FP8": 1, "FP4": 0.5, "Int4": 0.5, "Bool": 1, "Int64": 8,
+              "Half": 2, "Float": 4, "Int8": 1, "Int32": 4, "UInt8": 1}
+    layers = []
+    for i, (dtype, size) in enumerate(dtypes.items()):
+        layer = _layer(f"l{i}", [f"i{i}"], [f"o{i}"], Weights={"Type": dtype, "Count": 64})
+        layer["Inputs"][0]["Format/Datatype"] = dtype
+        layers.append(layer)
+    plan = trex.EnginePlan(_write(tmp_path, layers, bindings=()))
+    for i, size in enumerate(dtypes.values()):
+        row = plan.df.iloc[i]
+        assert row["weights_size"] == int(64 * size)
+        assert plan.layers[i].inputs[0].size_bytes == int(128 * size)
+    assert plan.df.iloc[0]["precision"] == "BF16"  # TREx labelled BFloat16 as FP32

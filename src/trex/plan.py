@@ -23,7 +23,7 @@ from .formats.timings import read_timings
 from .layer import Activation, Layer, fold_no_ops
 from .profiles import profile_of_name, select_profile, strip_profile
 
-NOT_IN_DF = ("Constant", "NoOp")
+SYNC_TYPES = ("signal", "wait")
 DETAILED_HINT = (
     "layer information has names only: types, tensors, precisions, sizes, the graph, linters and "
     "the compute model need an engine built with --profilingVerbosity=detailed"
@@ -77,7 +77,10 @@ class EnginePlan:
         folded = fold_no_ops(layers, binding_set | set(self.bindings))
         self.all_layers = folded
         self.constants = [layer for layer in folded if layer.type == "Constant"]
-        self.layers = [layer for layer in folded if layer.type != "Constant"]
+        # signal/wait only order auxiliary streams: kept in all_layers (for the graph), not in df.
+        self.sync_layers = [layer for layer in folded if layer.type in SYNC_TYPES]
+        self.layers = [layer for layer in folded
+                       if layer.type != "Constant" and layer.type not in SYNC_TYPES]
 
         # Profile: joined by name, never by position.
         self.profile_count: int | None = None

@@ -37,7 +37,7 @@ def check_graph(layers: list[Layer]) -> list[str]:
 
 
 def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[str]:
-    """Kahn's algorithm: layers never freed are on (or behind) a cycle."""
+    """Layers on a cycle: Kahn's algorithm, then drop what only hangs below a cycle."""
     successors: list[set[int]] = [set() for _ in layers]
     indegree = [0] * len(layers)
     for index, layer in enumerate(layers):
@@ -57,7 +57,16 @@ def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[st
                 ready.append(nxt)
     if freed == len(layers):
         return []
-    return [layers[i].name for i, d in enumerate(indegree) if d > 0]
+    # Left over: layers on a cycle and layers downstream of one; peel off the downstream ones.
+    remaining = {i for i, d in enumerate(indegree) if d > 0}
+    changed = True
+    while changed:
+        changed = False
+        for node in list(remaining):
+            if not successors[node] & remaining:
+                remaining.discard(node)
+                changed = True
+    return [layers[i].name for i in sorted(remaining)]
 
 
 def check_profile_join(unmatched_rows: list[str], unprofiled: list[str], total_rows: int,
