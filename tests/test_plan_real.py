@@ -10,9 +10,9 @@ import warnings
 
 import pandas as pd
 import pytest
-from helpers import trex_activations, trex_weights
 
 import trex
+from helpers import trex_activations, trex_weights
 from trex import EnginePlan, summary_dict
 
 warnings.simplefilter("ignore", trex.TrexWarning)

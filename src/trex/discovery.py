@@ -77,11 +77,7 @@ def find_engine_files(path: str | os.PathLike) -> EngineFiles:
     files.profile_metadata = _one(groups, detect.PROFILE_METADATA, path)
     files.build_metadata = _one(groups, detect.BUILD_METADATA, path)
     files.device_metadata = _one(groups, detect.DEVICE_METADATA, path)
-    for log in groups.get(detect.LOG, []):
-        if log.name.endswith(".build.log") or "build" in log.name.lower():
-            files.build_log = files.build_log or log
-        else:
-            files.profile_log = files.profile_log or log
+    _assign_logs(files, groups.get(detect.LOG, []))
     if files.graph is None:
         if files.profile is not None:
             return files  # a profile alone still gives a names-only plan
@@ -100,3 +96,21 @@ def _one(groups: dict[str, list[Path]], kind: str, origin: str | os.PathLike) ->
             raise InputError(origin, f"holds several engines ({names}); pass an engine prefix "
                                      "or one of its files")
     return found[0] if found else None
+
+
+def _assign_logs(files: EngineFiles, logs: list[Path]) -> None:
+    """Give each trtexec log the roles its content supports (profile table, summary, build)."""
+    for log in logs:
+        try:
+            text = log.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if files.profile is None and "=== Profile (" in text:
+            files.profile = log
+        if "=== Performance summary ===" in text or "=== Profile (" in text:
+            files.profile_log = files.profile_log or log
+        if "Engine built in" in text or log.name.endswith(".build.log"):
+            files.build_log = files.build_log or log
+    for log in logs:
+        if files.build_log is None and log not in (files.profile_log, files.profile):
+            files.build_log = log

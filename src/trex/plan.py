@@ -124,7 +124,7 @@ class EnginePlan:
         graph = files.graph or files.profile
         return cls(
             graph,
-            profiling_file=files.profile or _log_with_profile(files.profile_log),
+            profiling_file=files.profile,
             profiling_metadata_file=files.profile_metadata or files.profile_log,
             build_metadata_file=files.build_metadata or files.build_log,
             name=name or files.name,
@@ -314,17 +314,6 @@ def _read_graph(path: str | os.PathLike) -> LayerInfo:
 
 def _read_meta(path: str | os.PathLike | None) -> Metadata:
     return read_metadata(path) if path else Metadata()
-
-
-def _log_with_profile(path: Path | None) -> Path | None:
-    """A log is a profile source only if it holds a --dumpProfile table."""
-    if path is None:
-        return None
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return path if "=== Profile (" in fh.read() else None
-    except OSError:
-        return None
 
 
 def _pick_run(path: str | os.PathLike, count: int, index: int | None) -> int:
