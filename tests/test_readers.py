@@ -174,7 +174,7 @@ def test_every_dtype_has_a_size(tmp_path):
     dtypes = {"BFloat16": 2, "FP8": 1, "FP4": 0.5, "Int4": 0.5, "Bool": 1, "Int64": 8,
               "Half": 2, "Float": 4, "Int8": 1, "Int32": 4, "UInt8": 1}
     layers = []
-    for i, (dtype, size) in enumerate(dtypes.items()):
+    for i, dtype in enumerate(dtypes):
         layer = _layer(f"l{i}", [f"i{i}"], [f"o{i}"], Weights={"Type": dtype, "Count": 64})
         layer["Inputs"][0]["Format/Datatype"] = dtype
         layers.append(layer)
