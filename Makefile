@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test test-pandas2 lint bench clean
 
 $(BIN)/trex: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,14 @@ demo: setup  ## summarise the hand-made example engine
 test: setup  ## the whole test suite (real engines from ../shared/engines, or $$TREX_ENGINES_DIR)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory test-pandas2
+
+# The core must also work on pandas 2.x: run the suite (without the slow fuzzing) there too.
+test-pandas2:
+	test -x .venv-pandas2/bin/python || $(PYTHON) -m venv .venv-pandas2
+	.venv-pandas2/bin/python -m pip install --quiet "pandas>=2,<3" numpy pytest hypothesis
+	.venv-pandas2/bin/python -m pip install --quiet --no-deps -e .
+	.venv-pandas2/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/test_fuzz_readers.py
 
 lint: setup
 	$(BIN)/ruff check src tests bench
@@ -27,4 +35,4 @@ bench: setup  ## load-time and memory benchmark on generated 1k/10k/50k-layer en
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info bench/data .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-pandas2 build *.egg-info bench/data .pytest_cache .ruff_cache .hypothesis
