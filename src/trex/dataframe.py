@@ -28,43 +28,54 @@ def layers_dataframe(
     latencies: list[tuple[float, float, float, float] | None],
     profile_ids: list[int] | None = None,
 ) -> pd.DataFrame:
-    """One row per layer; ``latencies[i]`` is (time, avg, median, pct) or None if unprofiled."""
-    rows: list[dict[str, Any]] = []
+    """One row per layer; ``latencies[i]`` is (time, avg, median, pct) or None if unprofiled.
+
+    Built column by column (not from row dicts): several times faster on 10,000+ layers.
+    """
+    n = len(layers)
     nan = math.nan
+    lat = [latencies[i] if i < len(latencies) and latencies[i] else (nan, nan, nan, nan)
+           for i in range(n)]
+    columns: dict[str, list[Any]] = {
+        "Name": [layer.name for layer in layers],
+        "type": [layer.type for layer in layers],
+        "subtype": [layer.subtype for layer in layers],
+        "tactic": [layer.raw_dict.get("TacticName") or "TensorRT" for layer in layers],
+        "Inputs": [[t.raw for t in layer.inputs] for layer in layers],
+        "Outputs": [[t.raw for t in layer.outputs] for layer in layers],
+        "precision": [layer.precision for layer in layers],
+        "output_precision": [layer.output_precision for layer in layers],
+        "total_io_size_bytes": [layer.total_io_size_bytes for layer in layers],
+        "weights_size": [layer.weights_size for layer in layers],
+        "bias_size": [layer.bias_size for layer in layers],
+        "total_footprint_bytes": [layer.total_footprint_bytes for layer in layers],
+        "latency.time": [x[0] for x in lat],
+        "latency.avg_time": [x[1] for x in lat],
+        "latency.median_time": [x[2] for x in lat],
+        "latency.pct_time": [x[3] for x in lat],
+        "Metadata": [list(layer.metadata) if isinstance(layer.metadata, list) else []
+                     for layer in layers],
+    }
+    if profile_ids is not None:
+        columns["profile"] = list(profile_ids)
+    attributes: dict[str, list[Any]] = {}
+    consumed = _CONSUMED
     for index, layer in enumerate(layers):
-        raw = layer.raw_dict
-        lat = latencies[index] if index < len(latencies) else None
-        row: dict[str, Any] = {
-            "Name": layer.name,
-            "type": layer.type,
-            "subtype": layer.subtype,
-            "tactic": raw.get("TacticName") or "TensorRT",
-            "Inputs": [t.raw for t in layer.inputs],
-            "Outputs": [t.raw for t in layer.outputs],
-            "precision": layer.precision,
-            "output_precision": layer.output_precision,
-            "total_io_size_bytes": layer.total_io_size_bytes,
-            "weights_size": layer.weights_size,
-            "bias_size": layer.bias_size,
-            "total_footprint_bytes": layer.total_footprint_bytes,
-            "latency.time": lat[0] if lat else nan,
-            "latency.avg_time": lat[1] if lat else nan,
-            "latency.median_time": lat[2] if lat else nan,
-            "latency.pct_time": lat[3] if lat else nan,
-            "Metadata": list(layer.metadata) if isinstance(layer.metadata, list) else [],
-        }
-        if profile_ids is not None:
-            row["profile"] = profile_ids[index]
-        for key, value in raw.items():
-            if key in _CONSUMED:
+        for key, value in layer.raw_dict.items():
+            if key in consumed:
                 continue
-            if isinstance(value, dict):
+            if type(value) is dict:
                 for sub, subvalue in value.items():
-                    row[f"{key}.{sub}"] = subvalue
-            else:
-                row[key] = value
-        rows.append(row)
-    df = pd.DataFrame.from_records(rows) if rows else pd.DataFrame(columns=_empty_columns())
+                    _put(attributes, f"{key}.{sub}", index, subvalue, n)
+                continue
+            column = attributes.get(key)
+            if column is None:
+                column = attributes[key] = [nan] * n
+            column[index] = value
+    for key, values in attributes.items():
+        if key not in columns:
+            columns[key] = values
+    df = pd.DataFrame(columns) if n else pd.DataFrame(columns={c: [] for c in _empty_columns()})
     for col in _INT_COLUMNS:
         if col in df.columns:
             df[col] = pd.to_numeric(df[col], errors="coerce").fillna(0).astype("int64")
@@ -73,6 +84,13 @@ def layers_dataframe(
     for col in LATENCY_COLUMNS:
         df[col] = df[col].astype("float64")
     return df
+
+
+def _put(columns: dict[str, list[Any]], key: str, index: int, value: Any, n: int) -> None:
+    column = columns.get(key)
+    if column is None:
+        column = columns[key] = [math.nan] * n
+    column[index] = value
 
 
 def _empty_columns() -> list[str]:

@@ -17,12 +17,12 @@ class Activation:
         self.raw = raw_dict
         self.name: str = raw_dict["Name"]
         self.shape: list[int] = raw_dict.get("Dimensions", [])
-        fmt: TensorFormat = parse_format(raw_dict.get("Format/Datatype", ""))
-        self.tensor_format = fmt
+        fmt, size = _format_and_size(raw_dict.get("Format/Datatype", ""), tuple(self.shape))
+        self.tensor_format: TensorFormat = fmt
         self.format: str = fmt.short
         self.precision: str = fmt.precision
         self.data_size: float = fmt.data_size
-        self.size_bytes: int = tensor_size_bytes(self.shape, fmt)
+        self.size_bytes: int = size
 
     @property
     def is_dynamic(self) -> bool:
@@ -36,6 +36,21 @@ class Activation:
         return f"{self.name}: {self.shape}x{self.format}"
 
 
+_SIZES: dict[tuple[str, tuple[int, ...]], tuple[TensorFormat, int]] = {}
+
+
+def _format_and_size(text: str, shape: tuple[int, ...]) -> tuple[TensorFormat, int]:
+    """Parsed format and byte size, memoised: big engines repeat the same few tensor shapes."""
+    key = (text, shape)
+    hit = _SIZES.get(key)
+    if hit is None:
+        fmt = parse_format(text)
+        hit = (fmt, tensor_size_bytes(list(shape), fmt))
+        if len(_SIZES) < 65536:
+            _SIZES[key] = hit
+    return hit
+
+
 def parameter_sizes(raw: dict[str, Any]) -> tuple[int, int, int]:
     """Return (weights count, weights bytes, bias bytes) over every ``{Type, Count}`` attribute.
 
@@ -44,7 +59,7 @@ def parameter_sizes(raw: dict[str, Any]) -> tuple[int, int, int]:
     """
     count = weights = bias = 0
     for key, value in raw.items():
-        if not (isinstance(value, dict) and "Count" in value and "Type" in value):
+        if type(value) is not dict or "Count" not in value or "Type" not in value:
             continue
         try:
             n = int(value["Count"])

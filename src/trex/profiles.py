@@ -15,6 +15,8 @@ PROFILE_RE = re.compile(r" ?\[profile (\d+)\]")
 
 def profile_of_name(name: str) -> int | None:
     """The profile number in a name's ``[profile N]`` suffix, or None."""
+    if "[profile " not in name:
+        return None
     match = PROFILE_RE.search(name)
     return int(match.group(1)) if match else None
 

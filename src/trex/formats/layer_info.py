@@ -90,7 +90,7 @@ def normalise(
         if not isinstance(raw, dict) or "Name" not in raw:
             skipped += 1
             continue
-        layer = dict(raw)
+        layer = raw  # parsed JSON we own: normalise in place (no copies of big plans)
         layer["Name"] = clean_name(str(layer["Name"]))
         layer["LayerType"] = str(layer.get("LayerType") or "Unknown")
         for key in ("Inputs", "Outputs"):
@@ -111,12 +111,15 @@ def normalise(
 
 def normalise_tensor(tensor: dict[str, Any]) -> dict[str, Any]:
     """Give a tensor dict ``Name``, ``Dimensions`` and one ``Format/Datatype`` string."""
-    out = dict(tensor)
-    out["Name"] = clean_name(str(out.get("Name", "")))
+    out = tensor  # normalised in place
+    name = out.get("Name", "")
+    out["Name"] = clean_name(name if isinstance(name, str) else str(name))
     dims = out.get("Dimensions")
     if not isinstance(dims, list):
         dims = out.get("dimensions") if isinstance(out.get("dimensions"), list) else []
-    out["Dimensions"] = [d if isinstance(d, int) else _to_int(d) for d in dims]
+    if not all(type(d) is int for d in dims):
+        dims = [d if isinstance(d, int) else _to_int(d) for d in dims]
+    out["Dimensions"] = dims
     if "Format/Datatype" not in out:
         # TensorRT 11 splits the key: DataType (or Datatype) and Format.
         dtype = str(out.get("DataType", out.get("Datatype", "")) or "")
