@@ -6,8 +6,8 @@ import gc
 import math
 import os
 import warnings as _warnings
-from contextlib import contextmanager
 from collections import deque
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 

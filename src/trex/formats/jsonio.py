@@ -71,7 +71,14 @@ def _documents(text: str) -> list[Any]:
             pos += 1
         if pos >= end:
             break
-        doc, pos = _DECODER.raw_decode(text, pos)
+        try:
+            doc, pos = _DECODER.raw_decode(text, pos)
+        except RecursionError:
+            raise json.JSONDecodeError("nested too deeply", text, pos) from None
+        except json.JSONDecodeError:
+            raise
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise json.JSONDecodeError(str(exc).split(";")[0], text, pos) from None
         docs.append(doc)
     if not docs:
         raise json.JSONDecodeError("empty document", text, 0)
