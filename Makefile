@@ -24,7 +24,7 @@ test: setup  ## the whole test suite (real engines from ../shared/engines, or $$
 # The core must also work on pandas 2.x: run the suite (without the slow fuzzing) there too.
 test-pandas2:
 	test -x .venv-pandas2/bin/python || $(PYTHON) -m venv .venv-pandas2
-	.venv-pandas2/bin/python -m pip install --quiet "pandas>=2,<3" numpy pytest hypothesis
+	.venv-pandas2/bin/python -m pip install --quiet "pandas>=2,<3" numpy pytest hypothesis plotly
 	.venv-pandas2/bin/python -m pip install --quiet --no-deps -e .
 	.venv-pandas2/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/test_fuzz_readers.py
 

@@ -1,0 +1,168 @@
+"""``trex compare A B [C ...]``: engines side by side, aligned layers, and a regression gate."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import compare as views
+from ..discovery import engine_prefix
+from ..errors import InputError
+from ..plan import EnginePlan
+from .output import FORMATS, csv_text, text_table, to_json
+
+_SHORT = 12  # longer display names become the engines' letters in text tables
+_EPILOG = """\
+metrics for --fail-if-slower (the last engine against the first):
+  total        sum of the layers' average latencies (per-layer profile; the default)
+  gpu-compute  median GPU compute time of trtexec's performance summary
+  latency      median end-to-end latency of trtexec's performance summary
+  throughput   trtexec's throughput; "slower" means 1/throughput grew
+
+exit status: 0 compared (gate passed), 1 gate failed, 2 bad input
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``trex compare``."""
+    parser = subparsers.add_parser(
+        "compare", help="compare two or more engines (layers aligned, regression gate)",
+        description="Compare engines side by side: summary, latency per layer type and precision, "
+                    "aligned layers (largest regressions first) and ONNX nodes. Each ENGINE is an "
+                    "engine prefix, a folder or any of its files; the first is the baseline.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="+", metavar="ENGINE")
+    parser.add_argument("--names", default=None,
+                        help="comma-separated display names (default: from the paths)")
+    parser.add_argument("--top", "-n", type=int, default=10,
+                        help="aligned layers and ONNX nodes to list (0: all; default 10)")
+    parser.add_argument("--loose", action="store_true",
+                        help="match signatures on the first input and output only "
+                             "(TREx's exact_matching=False)")
+    parser.add_argument("--fail-if-slower", type=float, default=None, metavar="PCT",
+                        help="exit 1 if the last engine is more than PCT %% slower than the first")
+    parser.add_argument("--metric", choices=list(views.METRICS), default="total",
+                        help="what --fail-if-slower compares (default: total)")
+    parser.add_argument("--profile-id", type=int, default=None,
+                        help="optimisation profile of multi-profile engines (default 0)")
+    parser.add_argument("--run", type=int, default=None, dest="profile_run",
+                        help="run to use when a profile file holds several (default 0)")
+    parser.add_argument("--format", "-f", choices=FORMATS, default="table")
+    parser.set_defaults(run=run)
+
+
+def _labels(paths: list[str], plans: list[EnginePlan], given: str | None) -> list[str]:
+    """Display names: --names, else the paths' last parts, else the plans' names, made unique."""
+    if given is not None:
+        names = [n.strip() for n in given.split(",")]
+        if len(names) != len(plans) or len(set(names)) != len(names) or "" in names:
+            raise InputError(None, f"--names needs {len(plans)} distinct names, got {given!r}")
+        return names
+    for names in ([engine_prefix(Path(p.rstrip("/\\") or p)) for p in paths],
+                  [plan.name for plan in plans]):
+        if len(set(names)) == len(names):
+            return names
+    return [f"{plan.name}#{i + 1}" for i, plan in enumerate(plans)]
+
+
+def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
+            ) -> dict[str, Any]:
+    top = args.top if args.top > 0 else None
+    alignment = views.align_plans(plans, not args.loose, names)
+    onnx = views.compare_onnx_nodes(plans, names)
+    onnx_rows = onnx.sort_values("delta ms", ascending=False, kind="stable", ignore_index=True)
+    return {
+        "summary": views.summary_table(plans, names),
+        "by_type": views.compare_by_type(plans, names),
+        "by_precision": views.compare_by_precision(plans, names),
+        "alignment": views.link_counts(alignment, names),
+        "layers": views.layer_regressions(plans, names, top, alignment=alignment),
+        "aligned_rows": len(alignment),
+        "onnx_nodes": onnx_rows.head(top) if top is not None else onnx_rows,
+        "onnx_without_metadata": onnx.attrs["without_metadata"],
+        "gate": None,
+    }
+
+
+def _layers_for_text(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The diff's text columns: first and last layer names, every engine's latency, delta."""
+    first, last = names[0], names[-1]
+    cols = ["type", "match", f"{first} name", *[f"{n} ms" for n in names], f"{last} name",
+            "delta ms", "speedup"]
+    return df[cols]
+
+
+def _onnx_note(missing: list[str], names: list[str]) -> str:
+    if not missing:
+        return ""
+    if len(missing) == len(names):
+        return ("no engine lists ONNX node names: per-node comparison needs layer Metadata "
+                "(TensorRT 8.6+ with --profilingVerbosity=detailed)")
+    return (f"{', '.join(missing)}: no ONNX node names in the layers (Metadata needs TensorRT "
+            "8.6+ with --profilingVerbosity=detailed); their columns are empty")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the comparison; 1 if the regression gate fails."""
+    if len(args.paths) < 2:
+        raise InputError(None, "compare needs at least two engines")
+    plans = [EnginePlan.from_path(p, profile_id=args.profile_id, profile_run=args.profile_run)
+             for p in args.paths]
+    labels = _labels(args.paths, plans, args.names)
+    names = labels
+    if args.format == "table" and max(len(n) for n in labels) > _SHORT:
+        names = [views.engine_letter(k) for k in range(len(plans))]  # the legend maps them
+    report = _report(plans, names, args)
+    if args.fail_if_slower is not None:
+        report["gate"] = views.check_regression(plans, args.fail_if_slower, args.metric, labels)
+    gate = report["gate"]
+    out = sys.stdout
+    note = _onnx_note(report["onnx_without_metadata"], names)
+
+    if args.format == "json":
+        data = {
+            "engines": [{"label": n, "path": p, **views.engine_facts(plan)}
+                        for n, p, plan in zip(labels, args.paths, plans)],
+            **{k: report[k] for k in ("summary", "by_type", "by_precision", "alignment", "layers",
+                                      "aligned_rows", "onnx_nodes", "onnx_without_metadata")},
+            "gate": None if gate is None else {**vars(gate), "message": gate.message},
+        }
+        out.write(to_json(data) + "\n")
+    elif args.format == "csv":
+        for key in ("summary", "by_type", "by_precision", "alignment", "layers", "onnx_nodes"):
+            out.write(f"# {key}\n{csv_text(report[key])}")
+    else:
+        out.write("Engines (first = baseline):\n")
+        out.write(text_table(pd.DataFrame({
+            "": [views.engine_letter(k) for k in range(len(plans))],
+            "name": labels,
+            "engine": [p.name for p in plans], "path": args.paths})) + "\n")
+        sections = [
+            ("Summary", report["summary"]),
+            (f"Latency by layer type (ms; speedup = {names[0]} / engine)", report["by_type"]),
+            ("Latency by precision (ms)", report["by_precision"]),
+            ("Layer alignment of consecutive engines (pairs per match kind)", report["alignment"]),
+            (f"Aligned layers, largest regressions first ({names[-1]} vs {names[0]}; "
+             f"{len(report['layers'])} of {report['aligned_rows']} rows)",
+             _layers_for_text(report["layers"], names)),
+        ]
+        for title, df in sections:
+            out.write(f"\n{title}:\n{text_table(df, max_width=60)}\n")
+        if len(report["onnx_nodes"]):
+            out.write(f"\nONNX nodes, largest regressions first ({names[-1]} vs {names[0]}; a "
+                      f"fused layer counts for each of its nodes):\n"
+                      f"{text_table(report['onnx_nodes'], max_width=60)}\n")
+        if note:
+            out.write(f"\nONNX nodes: {note}\n")
+        if gate is not None:
+            out.write(f"\nRegression gate: {gate.message}\n")
+    if args.format != "table" and gate is not None:
+        print(f"trex compare: {gate.message}", file=sys.stderr)
+    for name, plan in zip(labels, plans):
+        for warning in plan.warnings:
+            print(f"warning: {name}: {warning}", file=sys.stderr)
+    return 1 if gate is not None and gate.failed else 0

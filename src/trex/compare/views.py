@@ -1,0 +1,347 @@
+"""Tables that compare engines side by side: summary, per type, per precision, per layer, per ONNX node.
+
+Every function takes plans (and optional display names) and returns a DataFrame; nothing prints.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from ..plan import EnginePlan, summary_dict
+from .align import align_plans, get_plans_names, has_onnx_metadata
+
+
+def _names(plans: Sequence[EnginePlan], names: Sequence[str] | None) -> list[str]:
+    names = list(names) if names is not None else get_plans_names(plans)
+    if len(names) != len(plans) or len(set(names)) != len(names):
+        raise ValueError(f"need {len(plans)} distinct names, got {names}")
+    return names
+
+
+def _ratio(num: float, den: float) -> float:
+    """num / den, NaN when either is missing or den is 0."""
+    if num is None or den is None or math.isnan(num) or math.isnan(den) or den == 0:
+        return math.nan
+    return num / den
+
+
+def _stat(summary: dict[str, Any], key: str, index: int) -> float:
+    """One figure of a trtexec statistic list ([min, max, mean, median, ...]), NaN if absent."""
+    value = summary.get(key)
+    if isinstance(value, list) and len(value) > index:
+        return float(value[index])
+    return math.nan
+
+
+def batch_size(plan: EnginePlan) -> int:
+    """The first dimension of the first input binding (1 if unknown)."""
+    inputs, _ = plan.get_bindings()
+    if inputs and inputs[0].shape and inputs[0].shape[0] > 0:
+        return int(inputs[0].shape[0])
+    return 1
+
+
+def precision_mix(plan: EnginePlan) -> str:
+    """Layer count per precision (first input), most frequent first: ``INT8 21, FP16 11``."""
+    counts = plan.df["precision"].fillna("None").astype(str).value_counts() if len(plan.df) else {}
+    return ", ".join(f"{p} {n}" for p, n in counts.items())
+
+
+def engine_facts(plan: EnginePlan) -> dict[str, Any]:
+    """An engine's headline figures as plain values: what ``trex compare`` summarises."""
+    perf = plan.performance_summary
+    throughput = perf.get("Throughput")
+    return {
+        "engine": plan.name,
+        "latency_ms": plan.total_runtime,
+        "gpu_compute_median_ms": _stat(perf, "GPU Compute Time", 3),
+        "latency_median_ms": _stat(perf, "Latency", 3),
+        "throughput_qps": float(throughput) if isinstance(throughput, (int, float)) else math.nan,
+        "batch_size": batch_size(plan),
+        "layers": len(plan.df),
+        "weights_bytes": plan.total_weights_size,
+        "activations_bytes": plan.total_act_size,
+        "activation_footprint_bytes": plan.total_activation_footprint,
+        "precision_mix": precision_mix(plan),
+        "onnx_metadata": has_onnx_metadata(plan),
+        "device": plan.device_properties.get("Selected Device", ""),
+        "compute_capability": plan.device_properties.get("Compute Capability", ""),
+        "builder_config": dict(plan.builder_cfg),
+    }
+
+
+_SUMMARY_ROWS = {
+    "engine": "engine",
+    "latency_ms": "latency (ms, sum of layers)",
+    "speedup": "speedup vs first (sum of layers)",
+    "gpu_compute_median_ms": "GPU compute median (ms, trtexec)",
+    "latency_median_ms": "latency median (ms, trtexec)",
+    "throughput_qps": "throughput (qps, trtexec)",
+    "batch_size": "batch size",
+    "layers": "layers",
+    "weights_bytes": "weights (bytes)",
+    "activations_bytes": "activations (bytes, per layer I/O)",
+    "activation_footprint_bytes": "activation footprint (bytes)",
+    "precision_mix": "precision mix (layers)",
+    "onnx_metadata": "ONNX node names (Metadata)",
+    "device": "device",
+    "compute_capability": "compute capability",
+}
+
+
+def summary_table(plans: Sequence[EnginePlan], names: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per attribute (latency, throughput, sizes, precision mix, device, builder config)."""
+    names = _names(plans, names)
+    facts = [engine_facts(plan) for plan in plans]
+    first = facts[0]["latency_ms"] if facts else math.nan
+    for f in facts:
+        f["speedup"] = _ratio(first, f["latency_ms"])
+    builder_keys = list(dict.fromkeys(k for f in facts for k in f["builder_config"]))
+    for f in facts:
+        cc = f["compute_capability"]
+        f["compute_capability"] = f"{cc:g}" if isinstance(cc, float) else cc
+    rows = [[label, *[f[key] for f in facts]] for key, label in _SUMMARY_ROWS.items()]
+    rows += [[f"builder: {k}", *[f["builder_config"].get(k, "") for f in facts]]
+             for k in builder_keys]
+    return pd.DataFrame(rows, columns=["attribute", *names], dtype=object)
+
+
+def _grouped(plans: Sequence[EnginePlan], names: list[str], column: str) -> pd.DataFrame:
+    parts = []
+    for plan in plans:
+        df = plan.df
+        keys = df[column].fillna("None").astype(str) if len(df) else pd.Series([], dtype=object)
+        parts.append(pd.DataFrame({"key": keys, "ms": df["latency.avg_time"].to_numpy()})
+                     .groupby("key", sort=False)["ms"].agg(["sum", "size"]))
+    keys = list(dict.fromkeys(k for part in parts for k in part.index))
+    out = pd.DataFrame({column: keys})
+    for name, part in zip(names, parts):
+        out[f"{name} ms"] = part["sum"].reindex(keys).to_numpy(dtype=float)
+    for name, part in zip(names, parts):
+        out[f"{name} layers"] = part["size"].reindex(keys).fillna(0).to_numpy(dtype="int64")
+    for name in names[1:]:
+        out[f"{name} speedup"] = out[f"{names[0]} ms"] / out[f"{name} ms"]
+    ms_cols = [f"{name} ms" for name in names]
+    return out.sort_values(ms_cols, ascending=False, na_position="last", ignore_index=True)
+
+
+def compare_by_type(plans: Sequence[EnginePlan], names: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per layer type: summed latency and layer count per engine, speedup of each vs the first."""
+    return _grouped(plans, _names(plans, names), "type")
+
+
+def compare_by_precision(plans: Sequence[EnginePlan], names: Sequence[str] | None = None
+                         ) -> pd.DataFrame:
+    """Per precision (a layer's first input): latency and layer count per engine, speedups."""
+    return _grouped(plans, _names(plans, names), "precision")
+
+
+def compare_layers(plans: Sequence[EnginePlan], names: Sequence[str] | None = None,
+                   exact_matching: bool = True, alignment: pd.DataFrame | None = None
+                   ) -> pd.DataFrame:
+    """Per aligned layer: name, latency, precision per engine; ``delta ms`` = last - first (a missing
+    layer counts 0 ms) and ``speedup`` = first / last."""
+    names = _names(plans, names)
+    if alignment is None:
+        alignment = align_plans(plans, exact_matching, names)
+    out = alignment[["type", "match"]].copy()
+    for plan, name in zip(plans, names):
+        rows = alignment[name]
+        present = rows.notna().to_numpy()
+        pos = rows.fillna(0).to_numpy(dtype="int64")
+        df = plan.df
+
+        def pick(column: str, fill: Any, df=df, pos=pos, present=present) -> list:
+            values = df[column].to_numpy()
+            return [values[p] if ok else fill for p, ok in zip(pos, present)]
+
+        out[f"{name} name"] = pick("Name", "")
+        out[f"{name} ms"] = pd.array(pick("latency.avg_time", math.nan), dtype="float64")
+        out[f"{name} precision"] = [p if isinstance(p, str) else "" for p in pick("precision", "")]
+    first, last = out[f"{names[0]} ms"], out[f"{names[-1]} ms"]
+    out["delta ms"] = last.fillna(0.0) - first.fillna(0.0)
+    out["speedup"] = first / last.where(last != 0)
+    return out
+
+
+def layer_regressions(plans: Sequence[EnginePlan], names: Sequence[str] | None = None,
+                      top: int | None = None, exact_matching: bool = True,
+                      alignment: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`compare_layers` rows of the first or last engine, largest regression (last vs
+    first ``delta ms``) first."""
+    names = _names(plans, names)
+    df = compare_layers(plans, names, exact_matching, alignment)
+    ends = df[f"{names[0]} name"].ne("") | df[f"{names[-1]} name"].ne("")
+    df = df[ends].sort_values("delta ms", ascending=False, kind="stable", ignore_index=True)
+    return df.head(top) if top is not None else df
+
+
+def compare_onnx_nodes(plans: Sequence[EnginePlan], names: Sequence[str] | None = None
+                       ) -> pd.DataFrame:
+    """Per ONNX node: summed latency of the layers whose ``Metadata`` lists it (a fused layer counts
+    for each node); ``attrs["without_metadata"]`` names engines that list none (pre-8.6)."""
+    names = _names(plans, names)
+    sums: list[dict[str, float]] = []
+    counts: list[dict[str, int]] = []
+    missing = []
+    for plan, name in zip(plans, names):
+        ms: dict[str, float] = {}
+        n: dict[str, int] = {}
+        if not has_onnx_metadata(plan):
+            missing.append(name)
+        for nodes, latency in zip(plan.df["Metadata"].tolist() if "Metadata" in plan.df else [],
+                                  plan.df["latency.avg_time"].tolist()):
+            for node in dict.fromkeys(nodes if isinstance(nodes, list) else []):
+                ms[node] = ms.get(node, 0.0) + (0.0 if math.isnan(latency) else latency)
+                n[node] = n.get(node, 0) + 1
+        sums.append(ms)
+        counts.append(n)
+    nodes = list(dict.fromkeys(node for ms in sums for node in ms))
+    out = pd.DataFrame({"onnx_node": pd.Series(nodes, dtype=object)})
+    for name, ms in zip(names, sums):
+        out[f"{name} ms"] = pd.array([ms.get(node, math.nan) for node in nodes], dtype="float64")
+    for name, n in zip(names, counts):
+        out[f"{name} layers"] = pd.array([n.get(node, 0) for node in nodes], dtype="int64")
+    for name in names[1:]:
+        out[f"{name} speedup"] = out[f"{names[0]} ms"] / out[f"{name} ms"]
+    out["delta ms"] = out[f"{names[-1]} ms"].fillna(0.0) - out[f"{names[0]} ms"].fillna(0.0)
+    out.attrs["without_metadata"] = missing
+    return out
+
+
+# --------------------------------------------------------------------------- TREx's tables
+def compare_engines_summaries_tbl(plans: Sequence[EnginePlan], orientation: str = "vertical"
+                                  ) -> pd.DataFrame:
+    """TREx's table of summaries, performance, device and builder settings: one row per attribute,
+    or per engine with ``orientation="horizontal"``."""
+    names = get_plans_names(plans)
+    merged: dict[str, list[Any]] = {}
+    for dicts in ([summary_dict(p) for p in plans], [p.performance_summary for p in plans],
+                  [p.device_properties for p in plans], [p.builder_cfg for p in plans]):
+        for key in dict.fromkeys(k for d in dicts for k in d):
+            merged[key] = [d.get(key, "") for d in dicts]
+    if orientation == "vertical":
+        df = pd.DataFrame.from_dict(merged, orient="index", columns=names, dtype=object)
+        df.insert(0, "attribute", list(merged))
+        return df
+    df = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in merged.items()})
+    df.insert(0, "plan", names)
+    return df
+
+
+def _io_precisions(layer: Any) -> tuple[str, str]:
+    if layer is None:
+        return "", ""
+    return (", ".join(t.precision for t in layer.inputs),
+            ", ".join(t.precision for t in layer.outputs))
+
+
+def _io_formats(layer: Any) -> str:
+    ins = ", ".join(f"{t.format}:{t.shape}" for t in layer.inputs)
+    outs = ", ".join(f"{t.format}:{t.shape}" for t in layer.outputs)
+    return f"in: {ins}\tout: {outs}"
+
+
+def _pairs(matched_indices_pairs: Any) -> list[tuple[Any, Any, str]]:
+    """(row 1, row 2, match) from match_layers' list or align_layers' DataFrame."""
+    if isinstance(matched_indices_pairs, pd.DataFrame):
+        a = matched_indices_pairs["a"].astype(object).where(matched_indices_pairs["a"].notna(), None)
+        b = matched_indices_pairs["b"].astype(object).where(matched_indices_pairs["b"].notna(), None)
+        return list(zip(a, b, matched_indices_pairs["match"]))
+    return [(a, b, "") for a, b in matched_indices_pairs]
+
+
+def aligned_merge_plans(plan1: EnginePlan, plan2: EnginePlan, matched_indices_pairs: Any
+                        ) -> pd.DataFrame:
+    """TREx's merged table of two aligned plans (latencies, speedup, precisions, tactics, formats)
+    from :func:`match_layers`' pairs, or :func:`align_layers`' frame (adds ``match``)."""
+    rows = []
+    time1, time2 = plan1.df["latency.avg_time"].to_numpy(), plan2.df["latency.avg_time"].to_numpy()
+    tactic1, tactic2 = plan1.df["tactic"].to_numpy(), plan2.df["tactic"].to_numpy()
+    for a, b, kind in _pairs(matched_indices_pairs):
+        l1 = plan1.layers[a] if a is not None else None
+        l2 = plan2.layers[b] if b is not None else None
+        t1 = float(time1[a]) if a is not None else 0.0
+        t2 = float(time2[b]) if b is not None else 0.0
+        p1_in, p1_out = _io_precisions(l1)
+        p2_in, p2_out = _io_precisions(l2)
+        rows.append((
+            l1.type if l1 is not None else l2.type, t1, t2,
+            t1 / t2 if l1 is not None and l2 is not None and t2 else math.nan,
+            p1_in, p2_in, p1_out, p2_out,
+            tactic1[a] if a is not None else "",
+            tactic2[b] if b is not None else "",
+            _io_formats(l1) if l1 is not None else "",
+            _io_formats(l2) if l2 is not None else "",
+            l1.name if l1 is not None else "", l2.name if l2 is not None else "", kind))
+    n1, n2 = (plan1.name, plan2.name) if plan1.name != plan2.name else (f"{plan1.name}.0",
+                                                                        f"{plan2.name}.1")
+    columns = ["type", "avg_time (1)", "avg_time (2)", "speedup (2)", "in-p (1)", "in-p (2)",
+               "out-p (1)", "out-p (2)", "tactic (1)", "tactic (2)", "formats (1)", "formats (2)",
+               n1, n2, "match"]
+    df = pd.DataFrame(rows, columns=columns)
+    if not isinstance(matched_indices_pairs, pd.DataFrame):
+        df = df.drop(columns="match")
+    return df
+
+
+def aligned_layers(plan1: EnginePlan, plan2: EnginePlan, matched_indices_pairs: Any,
+                   layer_type: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """TREx's two aligned layer tables (id, name, type, latency) with blank rows where one lacks a layer."""
+    tbl1: list[tuple] = []
+    tbl2: list[tuple] = []
+    cols = ("Name", "type", "latency.avg_time")
+    data1 = [plan1.df[c].tolist() for c in cols]
+    data2 = [plan2.df[c].tolist() for c in cols]
+
+    def add(tbl: list[tuple], data: list[list] | None, row: Any) -> None:
+        if row is None:
+            tbl.append((len(tbl), "", "", 0.0))
+        else:
+            tbl.append((len(tbl), data[0][row], data[1][row], data[2][row]))
+
+    for a, b, _ in _pairs(matched_indices_pairs):
+        type_a = data1[1][a] if a is not None else None
+        type_b = data2[1][b] if b is not None else None
+        if a is not None and b is not None:
+            if layer_type is None or type_a == layer_type:
+                add(tbl1, data1, a)
+                add(tbl2, data2, b)
+            continue
+        if a is not None and (layer_type is None or type_a == layer_type):
+            add(tbl2, None, None)
+            add(tbl1, data1, a)
+        if b is not None and (layer_type is None or type_b == layer_type):
+            add(tbl1, None, None)
+            add(tbl2, data2, b)
+    columns = ("id", "name", "type", "latency.avg_time")
+    return pd.DataFrame(tbl1, columns=columns), pd.DataFrame(tbl2, columns=columns)
+
+
+def compare_engines_layer_details(plan1: EnginePlan, plan2: EnginePlan, row: int,
+                                  exact_matching: bool = True) -> pd.DataFrame:
+    """TREx's side-by-side details of row ``row`` of :func:`aligned_merge_plans` (name, time, ...)."""
+    from .align import align_layers
+
+    merged = aligned_merge_plans(plan1, plan2, align_layers(plan1, plan2, exact_matching))
+    r = merged.iloc[row]
+    n1, n2 = merged.columns[12], merged.columns[13]
+
+    def same(x: str, y: str) -> str:
+        return "Same" if r[x] == r[y] else "Different"
+
+    return pd.DataFrame({
+        "attribute": ["name", "avg_time", "tactic", "input precision", "output precision",
+                      "formats", "match"],
+        n1: [r[n1], r["avg_time (1)"], r["tactic (1)"], r["in-p (1)"], r["out-p (1)"],
+             r["formats (1)"], r["match"]],
+        n2: [r[n2], r["avg_time (2)"], r["tactic (2)"], r["in-p (2)"], r["out-p (2)"],
+             r["formats (2)"], r["match"]],
+        "comparison": ["", _ratio(r["avg_time (1)"], r["avg_time (2)"]),
+                       same("tactic (1)", "tactic (2)"), same("in-p (1)", "in-p (2)"),
+                       same("out-p (1)", "out-p (2)"), same("formats (1)", "formats (2)"), ""],
+    }, dtype=object)
