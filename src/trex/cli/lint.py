@@ -1,0 +1,72 @@
+"""``trex lint PATH...``: run the linters; ``--fail-on`` turns findings into exit status 1 for CI."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
+from ..lint.base import findings_frame
+from ..plan import EnginePlan
+from .output import format_value, text_table, to_json
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "lint", help="find performance hazards in one or more engines",
+        description="Run trex's linters on engines. PATH is an engine prefix, a folder, or any of "
+                    "its files. Exit status: 0, or 1 when --fail-on finds a finding at or above "
+                    "that severity, 2 on bad input.")
+    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("--format", "-f", choices=("table", "json"), default="table")
+    parser.add_argument("--fail-on", choices=("warning", "error"), default=None,
+                        help="exit 1 if a finding of this severity or worse exists")
+    parser.add_argument("--min-severity", choices=SEVERITIES, default="info",
+                        help="show findings of this severity or worse (default: all)")
+    parser.add_argument("--linter", "-l", action="append", choices=list(LINTERS), default=None,
+                        metavar="NAME", help=f"run only this linter (repeatable): {', '.join(LINTERS)}")
+    parser.add_argument("--profile-id", type=int, default=None,
+                        help="optimisation profile of a multi-profile engine (default 0)")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="table format: add the mitigation and help columns")
+    parser.set_defaults(run=run)
+
+
+def _evidence(evidence: dict) -> str:
+    return ", ".join(f"{k}={format_value(v) if isinstance(v, float) else v}" for k, v in evidence.items())
+
+
+def run(args: argparse.Namespace) -> int:
+    reports = []
+    for path in args.paths:
+        plan = EnginePlan.from_path(path, profile_id=args.profile_id)
+        reports.append(lint_report(plan, args.linter))
+    failed = bool(args.fail_on) and any(report.fails(args.fail_on) for report in reports)
+    out = sys.stdout
+    if args.format == "json":
+        out.write(to_json([{
+            "engine": report.plan_name,
+            "counts": report.counts(),
+            "worst": report.worst(),
+            "findings": [f.as_dict() for f in report.findings
+                         if severity_at_least(f.severity, args.min_severity)],
+            "notes": report.notes,
+        } for report in reports]))
+        out.write("\n")
+        return 1 if failed else 0
+    for report in reports:
+        shown = [f for f in report.findings if severity_at_least(f.severity, args.min_severity)]
+        by_level = {level: sum(f.severity == level for f in report.findings) for level in SEVERITIES}
+        out.write(f"== {report.plan_name}: {len(report.findings)} findings "
+                  f"({', '.join(f'{v} {k}' for k, v in reversed(by_level.items()))}) ==\n")
+        if shown:
+            df = findings_frame(sorted(shown, key=lambda f: -SEVERITIES.index(f.severity)))
+            df["evidence"] = [_evidence(e) for e in df["evidence"]]
+            columns = ["severity", "linter", "layer", "hazard", "evidence"]
+            if args.verbose:
+                columns += ["mitigation", "help"]
+            out.write(text_table(df[columns], max_width=200 if args.verbose else 60) + "\n")
+        for note in report.notes:
+            out.write(f"note: {note}\n")
+        out.write("\n")
+    return 1 if failed else 0

@@ -1,0 +1,203 @@
+"""Per-layer work and traffic: MACs, FLOPs and bytes moved, from layer attributes and tensor shapes.
+
+Convolutions (2-D, 3-D, grouped, depthwise) and Deconvolutions use ``Kernel``/``Groups``/``OutMaps``;
+ConvActPool its ``Conv*`` attributes; GEMMs (MatrixMultiply, Myelin ``gemm``, FullyConnected) the
+tensor shapes. Pooling, pointwise and normalisation layers are counted per element; Reformat and
+other data-movement layers move bytes only. Bytes are the padded sizes of every input and output
+plus the layer's weights and bias.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..layer import Layer
+
+CONV_TYPES = ("Convolution",)
+GEMM_TYPES = ("gemm", "MatrixMultiply", "FullyConnected", "Gemm", "MatMul")
+POOL_TYPES = ("Pooling",)
+# Estimated operations per output element (documented approximations, not kernel counts).
+ELEMENTWISE_OPS = {
+    "PointWise": 1, "PointWiseV2": 1, "ElementWise": 1, "Activation": 1, "Scale": 2, "Unary": 1,
+    "SoftMax": 5, "Normalization": 8, "Reduce": 1, "LRN": 6, "Cast": 1, "Quantize": 2,
+    "Dequantize": 2,
+}
+MOVE_TYPES = ("Reformat", "Shuffle", "Concatenation", "Slice", "Gather", "Resize", "Padding",
+              "Copy", "Identity", "Scatter", "Transpose")
+
+
+@dataclass
+class Cost:
+    """What one layer computes and moves; ``model`` names the formula used."""
+
+    model: str
+    macs: int | None = None
+    flops: float | None = None
+    m: int | None = None
+    n: int | None = None
+    k: int | None = None
+    bytes_in: int = 0
+    bytes_out: int = 0
+    bytes_weights: int = 0
+
+    @property
+    def bytes(self) -> int:
+        return self.bytes_in + self.bytes_out + self.bytes_weights
+
+
+def _ints(value: Any) -> list[int] | None:
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (int, float)) for v in value):
+        return [int(v) for v in value]
+    return None
+
+
+def _int(value: Any) -> int | None:
+    try:
+        out = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return out if out > 0 else None
+
+
+def _dims(shape: list[int]) -> list[int]:
+    return [max(int(d), 1) for d in shape]
+
+
+def _elements(shape: list[int]) -> int:
+    return math.prod(_dims(shape)) if shape else 0
+
+
+def _conv_out_spatial(in_spatial: list[int], kernel: list[int], raw: dict, prefix: str) -> list[int]:
+    stride = _ints(raw.get(f"{prefix}Stride")) or [1] * len(kernel)
+    dilation = _ints(raw.get(f"{prefix}Dilation")) or [1] * len(kernel)
+    pre = _ints(raw.get(f"{prefix}PrePadding")) or [0] * len(kernel)
+    post = _ints(raw.get(f"{prefix}PostPadding")) or [0] * len(kernel)
+    out = []
+    for i, size in enumerate(in_spatial):
+        try:
+            span = dilation[i] * (kernel[i] - 1) + 1
+            out.append(max((size + pre[i] + post[i] - span) // max(stride[i], 1) + 1, 1))
+        except IndexError:
+            out.append(size)
+    return out
+
+
+def conv_cost(layer: Layer, prefix: str = "") -> Cost | None:
+    """Convolution as an implicit GEMM: M = N*P*Q, N = K (output channels), K = C/G*R*S."""
+    raw = layer.raw_dict
+    if not layer.inputs:
+        return None
+    x = _dims(layer.inputs[0].shape)
+    y = _dims(layer.outputs[0].shape) if layer.outputs else []
+    kernel = _ints(raw.get(f"{prefix}Kernel"))
+    groups = _int(raw.get(f"{prefix}Groups")) or 1
+    if len(x) < 3:
+        return None
+    if kernel is None:
+        kernel = [1] * (len(x) - 2)
+    nsp = len(kernel)
+    batch = math.prod(x[: len(x) - nsp - 1]) if len(x) > nsp + 1 else 1
+    c = x[len(x) - nsp - 1]
+    k_out = _int(raw.get(f"{prefix}OutMaps")) or (y[len(y) - nsp - 1] if len(y) > nsp else None)
+    if k_out is None:
+        return None
+    in_spatial = x[len(x) - nsp:]
+    if prefix or len(y) != len(x):
+        out_spatial = _conv_out_spatial(in_spatial, kernel, raw, prefix)
+    else:
+        out_spatial = y[len(y) - nsp:]
+    m = batch * math.prod(out_spatial)
+    k = max(c // groups, 1) * math.prod(kernel)
+    weights = layer.weights_cnt
+    if weights and weights % k_out == 0 and weights // k_out != k:
+        k = weights // k_out  # the weights know the true reduction (e.g. a folded reshape before it)
+    macs = m * k_out * k
+    return Cost("conv", macs, 2.0 * macs, m, k_out, k)
+
+
+def deconv_cost(layer: Layer) -> Cost | None:
+    """Deconvolution: every input pixel meets K/G*R*S weights per input channel of its group."""
+    raw = layer.raw_dict
+    if not layer.inputs:
+        return None
+    x = _dims(layer.inputs[0].shape)
+    kernel = _ints(raw.get("Kernel"))
+    if kernel is None or len(x) < len(kernel) + 2:
+        return None
+    nsp = len(kernel)
+    groups = _int(raw.get("Groups")) or 1
+    y = _dims(layer.outputs[0].shape) if layer.outputs else []
+    k_out = _int(raw.get("OutMaps")) or (y[len(y) - nsp - 1] if len(y) > nsp else None)
+    if k_out is None:
+        return None
+    batch = math.prod(x[: len(x) - nsp - 1]) if len(x) > nsp + 1 else 1
+    c = x[len(x) - nsp - 1]
+    m = batch * math.prod(x[len(x) - nsp:])
+    n = k_out * math.prod(kernel)
+    k = max(c // groups, 1)
+    macs = m * n * k
+    return Cost("deconv", macs, 2.0 * macs, m, n, k)
+
+
+def gemm_cost(layer: Layer) -> Cost | None:
+    """GEMM from shapes: M = rows of the output (batch included), N = its last dim, K from input A."""
+    if not layer.inputs or not layer.outputs:
+        return None
+    y = _dims(layer.outputs[0].shape)
+    a = _dims(layer.inputs[0].shape)
+    if not y or not a:
+        return None
+    raw = layer.raw_dict
+    if layer.type == "FullyConnected":
+        m = y[0]
+        n = _int(raw.get("OutMaps")) or (y[1] if len(y) > 1 else 1)
+        k = max(layer.weights_cnt // n, 1) if layer.weights_cnt else math.prod(a[1:])
+    else:
+        n = y[-1]
+        m = math.prod(y[:-1]) if len(y) > 1 else 1
+        k = a[-1]
+        if len(a) >= 2 and len(y) >= 2 and a[-1] == y[-2] and a[-2] != y[-2]:
+            k = a[-2]  # A is transposed
+    macs = m * n * k
+    return Cost("gemm", macs, 2.0 * macs, m, n, k)
+
+
+def layer_cost(layer: Layer) -> Cost:
+    """MACs, FLOPs and bytes of one layer (``model`` says which formula applied)."""
+    cost: Cost | None = None
+    t = layer.type
+    sub = layer.subtype or ""
+    if t == "Convolution":
+        cost = conv_cost(layer)
+    elif t == "Deconvolution":
+        cost = deconv_cost(layer)
+    elif t == "ConvActPool":
+        cost = conv_cost(layer, "Conv")
+        if cost is not None:
+            window = _ints(layer.raw_dict.get("PoolingWindowSize")) or [1]
+            out = _elements(layer.outputs[0].shape) if layer.outputs else 0
+            cost.flops = (cost.flops or 0) + float(out * math.prod(window))
+            cost.model = "convactpool"
+    elif t in GEMM_TYPES or sub in GEMM_TYPES:
+        cost = gemm_cost(layer)
+    elif t in POOL_TYPES:
+        window = _ints(layer.raw_dict.get("WindowSize")) or [1]
+        out = _elements(layer.outputs[0].shape) if layer.outputs else 0
+        cost = Cost("pool", None, float(out * math.prod(window)))
+    elif t in ELEMENTWISE_OPS:
+        ops = _int(layer.raw_dict.get("NbOperations")) or ELEMENTWISE_OPS[t]
+        out = max((_elements(o.shape) for o in layer.outputs), default=0)
+        cost = Cost("pointwise", None, float(out * ops))
+    elif t in MOVE_TYPES:
+        cost = Cost("reformat" if t == "Reformat" else "memory", None, 0.0)
+    if cost is None:
+        cost = Cost("opaque" if (layer.inputs or layer.outputs) else "none")
+    cost.bytes_in = sum(tensor.size_bytes for tensor in layer.inputs)
+    cost.bytes_out = sum(tensor.size_bytes for tensor in layer.outputs)
+    cost.bytes_weights = layer.weights_size
+    if cost.model == "gemm" and len(layer.inputs) < 2 and not layer.weights_size and cost.n and cost.k:
+        # A Myelin gemm whose B operand (the weights) is not listed: count K x N elements of A's type.
+        cost.bytes_weights = int(cost.k * cost.n * layer.inputs[0].data_size)
+    return cost

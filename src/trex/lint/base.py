@@ -1,0 +1,163 @@
+"""Findings and the base class of every linter."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ..layer import Layer
+from ..plan import EnginePlan
+
+SEVERITIES = ("info", "warning", "error")
+ENGINE = "(engine)"  # the layer of findings about the whole engine
+FINDING_COLUMNS = ["layer", "linter", "severity", "hazard", "evidence", "mitigation", "help"]
+# TREx's test for Tensor Core kernels in tactic names (kept so that its counts reproduce).
+TREX_TC_RE = re.compile(r"imma|hmma|xmma|i88|884")
+FLOAT_RANK = {"FP32": 2, "TF32": 2, "FP16": 1, "BF16": 1, "INT8": 0, "UINT8": 0, "FP8": 0, "INT4": 0,
+              "FP4": 0, "UINT4": 0}
+
+
+@dataclass
+class Finding:
+    """One hazard found in one layer (or in the whole engine when ``layer`` is ``(engine)``)."""
+
+    layer: str
+    linter: str
+    severity: str
+    hazard: str
+    evidence: dict[str, Any]
+    mitigation: str = ""
+    help: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # linter-specific columns (TREx's included)
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {SEVERITIES}, not {self.severity!r}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"layer": self.layer, "linter": self.linter, "severity": self.severity,
+                "hazard": self.hazard, "evidence": self.evidence, "mitigation": self.mitigation,
+                "help": self.help, **self.extra}
+
+
+def findings_frame(findings: list[Finding]) -> pd.DataFrame:
+    """Findings as a DataFrame with the common columns first (every finding is one row)."""
+    if not findings:
+        return pd.DataFrame(columns=FINDING_COLUMNS)
+    df = pd.DataFrame([f.as_dict() for f in findings])
+    extra = [c for c in df.columns if c not in FINDING_COLUMNS]
+    return df[FINDING_COLUMNS + extra]
+
+
+def severity_at_least(severity: str, threshold: str) -> bool:
+    """True if ``severity`` is ``threshold`` or worse."""
+    return SEVERITIES.index(severity) >= SEVERITIES.index(threshold)
+
+
+def by_share(pct: float, warning: float, error: float | None = None) -> str:
+    """Severity by a latency share in percent."""
+    if error is not None and pct >= error:
+        return "error"
+    return "warning" if pct >= warning else "info"
+
+
+def r(value: float, digits: int = 4) -> float:
+    """A float rounded for evidence (NaN stays NaN)."""
+    return value if math.isnan(value) else round(float(value), digits)
+
+
+class Linter:
+    """Base class: ``findings()`` lists Findings, ``lint()`` returns them as a DataFrame.
+
+    Without the details (or profile) it needs, a linter finds nothing and says why in ``note``."""
+
+    name: ClassVar[str] = "linter"
+    description: ClassVar[str] = ""
+    needs_details: ClassVar[bool] = True
+    needs_profile: ClassVar[bool] = False
+
+    def __init__(self, plan: EnginePlan):
+        self.plan = plan
+        self.note: str | None = None
+
+    # ------------------------------------------------------------------ API
+    def findings(self) -> list[Finding]:
+        """Every finding of this linter (never de-duplicated by layer)."""
+        if self.needs_details and not self.plan.detailed:
+            self.note = (f"{self.name}: needs detailed layer information "
+                         "(build with --profilingVerbosity=detailed); no findings")
+            return []
+        if self.needs_profile and not self.timed:
+            self.note = f"{self.name}: needs a per-layer profile (--exportProfile); no findings"
+            return []
+        return list(self.check())
+
+    def lint(self) -> pd.DataFrame:
+        """The findings as a DataFrame (TREx's method name)."""
+        return findings_frame(self.findings())
+
+    def check(self) -> list[Finding]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ helpers
+    def finding(self, layer: str, severity: str, hazard: str, evidence: dict[str, Any],
+                mitigation: str = "", help: str = "", **extra: Any) -> Finding:
+        return Finding(layer, self.name, severity, hazard, evidence, mitigation, help, extra)
+
+    @cached_property
+    def latencies(self) -> np.ndarray:
+        """Average latency (ms) of each layer of ``plan.layers`` (NaN when unprofiled)."""
+        df = self.plan.df
+        if not len(df):
+            return np.zeros(0)
+        return df["latency.avg_time"].to_numpy(dtype="float64")
+
+    @cached_property
+    def total_ms(self) -> float:
+        lat = self.latencies
+        return float(np.nansum(lat)) if len(lat) else 0.0
+
+    @property
+    def timed(self) -> bool:
+        return self.total_ms > 0
+
+    def share(self, ms: float) -> float:
+        """``ms`` as a percentage of the engine's summed layer latency (NaN without a profile)."""
+        total = self.total_ms
+        return 100.0 * ms / total if total > 0 and not math.isnan(ms) else math.nan
+
+    def layer_timing(self, index: int) -> dict[str, float]:
+        """Latency evidence of one layer: ``latency_ms`` and ``latency_pct`` when profiled."""
+        lat = self.latencies
+        if index >= len(lat) or math.isnan(lat[index]) or not self.timed:
+            return {}
+        return {"latency_ms": r(lat[index]), "latency_pct": r(self.share(lat[index]), 2)}
+
+
+def rank(precision: str | None) -> int | None:
+    """0 for 8-bit and narrower, 1 for 16-bit floats, 2 for FP32; None for other types."""
+    return FLOAT_RANK.get(precision or "")
+
+
+def producers(layers: list[Layer]) -> dict[str, int]:
+    """Tensor name -> index of the layer that writes it."""
+    out: dict[str, int] = {}
+    for i, layer in enumerate(layers):
+        for t in layer.outputs:
+            out.setdefault(t.name, i)
+    return out
+
+
+def consumers(layers: list[Layer]) -> dict[str, list[int]]:
+    """Tensor name -> indices of the layers that read it."""
+    out: dict[str, list[int]] = {}
+    for i, layer in enumerate(layers):
+        for t in layer.inputs:
+            out.setdefault(t.name, []).append(i)
+    return out

@@ -1,0 +1,117 @@
+"""TREx's ConvLinter: Tensor Core use, quantized convolutions with float outputs, channel alignment."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..layer import Layer
+from .base import TREX_TC_RE, Finding, Linter, findings_frame
+
+_TC_HELP = "TensorCores accelerate large Convolution and GEMM operations."
+_MIXED_HELP = ("Quantized Convolution with float outputs is ill advised for memory-limited "
+               "convolutions.")
+_ALIGN_HELP = ("For best performance, the input and output channels of a Tensor Core accelerated "
+               "convolution should be aligned to 8 (FP32/FP16) or 16 (INT8).")
+
+
+def _channels(layer: Layer) -> tuple[int | None, int | None]:
+    """(input channels C, output channels K): axis 1 of the input, OutMaps (else output axis 1)."""
+    c = k = None
+    if layer.inputs and len(layer.inputs[0].shape) >= 3:
+        c = int(layer.inputs[0].shape[1])
+    out_maps = layer.raw_dict.get("OutMaps")
+    if isinstance(out_maps, int) and out_maps > 0:
+        k = out_maps
+    elif layer.outputs and len(layer.outputs[0].shape) >= 2:
+        k = int(layer.outputs[0].shape[1])
+    return c, k
+
+
+class ConvLinter(Linter):
+    """Convolution layer linter (TREx's three checks, each finding kept)."""
+
+    name = "conv"
+    description = "Convolutions: Tensor Core use, INT8 convs with float outputs, channel alignment"
+
+    def _convs(self) -> list[tuple[int, Layer]]:
+        return [(i, layer) for i, layer in enumerate(self.plan.layers) if layer.type == "Convolution"]
+
+    def _extra(self, layer: Layer) -> dict[str, str]:
+        return {"tactic": layer.raw_dict.get("TacticName") or "TensorRT", "subtype": layer.subtype}
+
+    def tc_findings(self) -> list[Finding]:
+        """Non-FP32 convolutions whose tactic is not a Tensor Core kernel (TREx's name test)."""
+        out = []
+        for i, conv in self._convs():
+            tactic = conv.raw_dict.get("TacticName") or "TensorRT"
+            if conv.precision == "FP32" or TREX_TC_RE.search(tactic):
+                continue
+            c, k = _channels(conv)
+            groups = conv.raw_dict.get("Groups") or 1
+            mitigation = ""
+            if isinstance(groups, int) and groups > 1 and c is not None and groups == c:
+                mitigation = ("Depthwise convolutions (one channel per group) do not map to Tensor "
+                              "Cores; they are memory bound, so fuse them with their neighbours or "
+                              "keep their tensors in INT8/FP16.")
+            elif c is not None and len(conv.inputs[0].shape) == 4 and c < 32:
+                mitigation = ("This Convolution has a small number of input channels so "
+                              "acceleration may not be possible.")
+            out.append(self.finding(
+                conv.name, "warning", "Convolution is not accelerated.",
+                {"input_channels": c, "output_channels": k, "groups": groups, **self.layer_timing(i)},
+                mitigation, _TC_HELP, **self._extra(conv)))
+        return out
+
+    def mixed_precision_findings(self) -> list[Finding]:
+        """INT8 convolutions whose output is not INT8."""
+        out = []
+        for i, conv in self._convs():
+            if conv.precision != "INT8" or not conv.inputs or not conv.outputs:
+                continue
+            if conv.inputs[0].precision != "INT8" or conv.outputs[0].precision == "INT8":
+                continue
+            output = conv.outputs[0]
+            int8_bytes = output.size_bytes * 8 // int(output.tensor_format.bits or 8)
+            out.append(self.finding(
+                conv.name, "warning", "Quantized Convolution has float outputs.",
+                {"output_bytes": output.size_bytes, "output_bytes_if_int8": int8_bytes,
+                 **self.layer_timing(i)},
+                "Consider adding quantization after the convolution.", _MIXED_HELP,
+                **self._extra(conv), **{"type conversion": f"INT8 -> {output.precision}"}))
+        return out
+
+    def alignment_findings(self) -> list[Finding]:
+        """Convolutions whose input or output channels are not multiples of 8 (16 for INT8)."""
+        out = []
+        for i, conv in self._convs():
+            c, k = _channels(conv)
+            if c is None or k is None:
+                continue
+            align = 16 if conv.precision == "INT8" else 8
+            if c % align == 0 and k % align == 0:
+                continue
+            pads = ", ".join(f"{d} {v} -> {-(-v // align) * align}"
+                             for d, v in (("C", c), ("K", k)) if v % align)
+            out.append(self.finding(
+                conv.name, "info", "Convolution channels are not optimally aligned.",
+                {"input_channels": c, "output_channels": k, "alignment": align,
+                 "input_remainder": c % align, "output_remainder": k % align, **self.layer_timing(i)},
+                f"Consider changing the alignment of the convolution's channels (pad {pads}).",
+                _ALIGN_HELP, **self._extra(conv)))
+        return out
+
+    def check(self) -> list[Finding]:
+        return self.tc_findings() + self.mixed_precision_findings() + self.alignment_findings()
+
+    # TREx's method names, as DataFrames.
+    def tc_lint(self) -> pd.DataFrame:
+        """TREx's ``tc_lint`` (every finding a row)."""
+        return findings_frame(self.tc_findings() if self.plan.detailed else [])
+
+    def mixed_precision_lint(self) -> pd.DataFrame:
+        """TREx's ``mixed_precision_lint`` (every finding a row)."""
+        return findings_frame(self.mixed_precision_findings() if self.plan.detailed else [])
+
+    def alignment_lint(self) -> pd.DataFrame:
+        """TREx's ``alignment_lint`` (every finding a row)."""
+        return findings_frame(self.alignment_findings() if self.plan.detailed else [])

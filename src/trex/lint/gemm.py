@@ -1,0 +1,105 @@
+"""GEMM linters: operand alignment of MatMul/gemm layers, GEMM tactics without Tensor Cores."""
+
+from __future__ import annotations
+
+import re
+
+from ..compute.model import GEMM_TYPES, gemm_cost, layer_cost
+from ..layer import Layer
+from ..onnx_map import nodes_from_name, onnx_op_type
+from .base import Finding, Linter, rank
+
+# Kernel names of Tensor Core GEMM/conv tactics, and names that say CUDA cores.
+TC_RE = re.compile(r"tensor\d+x\d+x\d+|imma|hmma|gmma|i8816|h1688|s1688|16816|884|i88|tensorop|_tc_",
+                   re.IGNORECASE)
+NO_TC_RE = re.compile(r"simt|gemv|^sm[56]\d_|ffma|dp4a|int8x4", re.IGNORECASE)
+ALIGNMENT = {"INT8": 16, "UINT8": 16, "FP8": 16, "FP16": 8, "BF16": 8, "FP32": 4, "TF32": 4}
+_GEMM_OPS = {"Gemm", "MatMul"}
+
+
+def is_gemm_layer(layer: Layer) -> bool:
+    """A GEMM: gemm/MatrixMultiply/FullyConnected, a CaskGemmConvolution, or a conv from ONNX Gemm/MatMul."""
+    if layer.type in GEMM_TYPES or layer.subtype in GEMM_TYPES:
+        return True
+    if layer.type != "Convolution":
+        return False
+    if "Gemm" in (layer.subtype or ""):
+        return True
+    nodes = layer.metadata if isinstance(layer.metadata, list) and layer.metadata else \
+        nodes_from_name(layer.name)
+    return any(onnx_op_type(n) in _GEMM_OPS for n in nodes)
+
+
+def uses_tensor_cores(tactic: str) -> bool | None:
+    """True/False from the kernel name; None when the name says nothing (e.g. ``TensorRT``)."""
+    if not tactic or tactic == "TensorRT":
+        return None
+    if NO_TC_RE.search(tactic):
+        return False
+    if TC_RE.search(tactic):
+        return True
+    return None
+
+
+class GemmAlignmentLinter(Linter):
+    """MatMul/gemm layers whose N or K is not a multiple of the Tensor Core alignment."""
+
+    name = "gemm-alignment"
+    description = "MatMul/gemm operands not aligned to 16 (INT8/FP8), 8 (FP16/BF16) or 4 (TF32)"
+
+    def check(self) -> list[Finding]:
+        out = []
+        for i, layer in enumerate(self.plan.layers):
+            if not (layer.type in GEMM_TYPES or layer.subtype in GEMM_TYPES):
+                continue
+            align = ALIGNMENT.get(layer.precision or "")
+            cost = gemm_cost(layer)
+            if align is None or cost is None:
+                continue
+            bad = {dim: value for dim, value in (("N", cost.n), ("K", cost.k)) if value % align}
+            if not bad:
+                continue
+            pads = ", ".join(f"{d} {v} -> {-(-v // align) * align}" for d, v in bad.items())
+            out.append(self.finding(
+                layer.name, "info", f"GEMM {' and '.join(bad)} not aligned to {align} "
+                                    f"({layer.precision}).",
+                {"M": cost.m, "N": cost.n, "K": cost.k, "alignment": align, **self.layer_timing(i)},
+                f"Pad the {'/'.join(bad)} dimension ({pads}) so that Tensor Core kernels qualify "
+                "without a padded copy.",
+                "Tensor Core GEMM kernels need the contiguous dimensions in multiples of 16 bytes.",
+                tactic=layer.raw_dict.get("TacticName") or "TensorRT"))
+        return out
+
+
+class TensorCoreGemmLinter(Linter):
+    """Reduced-precision GEMMs whose tactic runs on CUDA cores (SIMT, GEMV, sm5x/sm6x kernels)."""
+
+    name = "gemm-tensor-cores"
+    description = "GEMMs in FP16/BF16/INT8/FP8 whose kernel does not use Tensor Cores"
+
+    def check(self) -> list[Finding]:
+        out = []
+        for i, layer in enumerate(self.plan.layers):
+            level = rank(layer.precision)
+            if level is None or level > 1 or not is_gemm_layer(layer):
+                continue
+            tactic = layer.raw_dict.get("TacticName") or ""
+            if uses_tensor_cores(tactic) is not False:
+                continue
+            cost = layer_cost(layer)
+            m = cost.m or 0
+            if m == 1:
+                mitigation = ("M = 1: the GEMM runs as a matrix-vector product bound by reading the "
+                              "weights; batch several requests (larger M) so Tensor Core kernels pay "
+                              "off, or quantize the weights to halve the bytes read.")
+            else:
+                mitigation = ("Check the alignment of N and K and the allowed precisions; a Tensor "
+                              "Core tactic should win for this shape.")
+            out.append(self.finding(
+                layer.name, "warning", "GEMM runs without Tensor Cores.",
+                {"M": cost.m, "N": cost.n, "K": cost.k, "bytes": cost.bytes, **self.layer_timing(i)},
+                mitigation,
+                "SIMT/GEMV kernels reach a fraction of the Tensor Core peak; large GEMMs in reduced "
+                "precision should use HMMA/IMMA kernels.",
+                tactic=tactic, subtype=layer.subtype))
+        return out

@@ -1,0 +1,152 @@
+"""Type-conversion linters (TREx's ReformatLinter and SliceLinter) and the reformat latency share."""
+
+from __future__ import annotations
+
+import math
+
+from ..layer import Layer
+from .base import ENGINE, Finding, Linter, by_share, consumers, producers, r
+
+_CONVERSION_HELP = ("Conversions between float32 and float16 are a red flag, as are conversions "
+                    "between float32/16 and INT8.")
+_INT8 = ("INT8", "UINT8")
+
+
+def _conversion(layer: Layer) -> tuple[str, str] | None:
+    """(input precision, output precision) when the layer changes the data type."""
+    if not layer.inputs or not layer.outputs:
+        return None
+    inp, out = layer.inputs[0].precision, layer.outputs[0].precision
+    return (inp, out) if inp != out else None
+
+
+def _conversion_mitigation(inp: str, out: str) -> str:
+    # TREx compared "Int8" format prefixes with "INT8", so this text never appeared; precisions fix it.
+    if inp in _INT8 or out in _INT8:
+        return "Consider adding quantization around float operations."
+    return ("Consider running the producer and the consumer in the same precision (layer precision "
+            "constraints, or FP16 I/O formats) so that no conversion is needed.")
+
+
+class ReformatLinter(Linter):
+    """Reformat layers that convert the data type (layout-only reformats are assumed optimal)."""
+
+    name = "reformat"
+    description = "Reformat layers converting between data types"
+
+    def check(self) -> list[Finding]:
+        out = []
+        for i, layer in enumerate(self.plan.layers):
+            if layer.type != "Reformat":
+                continue
+            conversion = _conversion(layer)
+            if conversion is None:
+                continue
+            inp, outp = conversion
+            out.append(self.finding(
+                layer.name, "warning", "Reformat layer is converting operand data type.",
+                {"bytes_in": layer.inputs_size_bytes, "bytes_out": layer.outputs_size_bytes,
+                 **self.layer_timing(i)},
+                _conversion_mitigation(inp, outp), _CONVERSION_HELP,
+                origin=layer.raw_dict.get("Origin", ""),
+                **{"type conversion": f"{inp} -> {outp}",
+                   "shape conversion": f"{layer.inputs[0].shape} -> {layer.outputs[0].shape}"}))
+        return out
+
+
+class SliceLinter(Linter):
+    """Slice layers that convert the data type."""
+
+    name = "slice"
+    description = "Slice layers converting between data types"
+
+    def check(self) -> list[Finding]:
+        out = []
+        for i, layer in enumerate(self.plan.layers):
+            if layer.type != "Slice":
+                continue
+            conversion = _conversion(layer)
+            if conversion is None:
+                continue
+            inp, outp = conversion
+            out.append(self.finding(
+                layer.name, "warning", "Slice layer is converting operand data type.",
+                {"bytes_in": layer.inputs_size_bytes, "bytes_out": layer.outputs_size_bytes,
+                 **self.layer_timing(i)},
+                _conversion_mitigation(inp, outp), _CONVERSION_HELP,
+                **{"type conversion": f"{inp} -> {outp}",
+                   "shape conversion": f"{layer.inputs[0].shape} -> {layer.outputs[0].shape}"}))
+        return out
+
+
+class ReformatShareLinter(Linter):
+    """The share of latency spent in Reformat layers, and chains of back-to-back reformats."""
+
+    name = "reformat-share"
+    description = "Reformat layers' share of latency (warning >= 5 %, error >= 20 %) and chains"
+    needs_details = False
+    warning_pct = 5.0
+    error_pct = 20.0
+
+    def check(self) -> list[Finding]:
+        layers = self.plan.layers
+        lat = self.latencies
+        idx = [i for i, layer in enumerate(layers) if layer.type == "Reformat"]
+        out: list[Finding] = []
+        if idx and not self.timed:
+            self.note = f"{self.name}: no per-layer profile; the reformat share is not computed"
+        if idx and self.timed:
+            ms = float(sum(lat[i] for i in idx if not math.isnan(lat[i])))
+            pct = self.share(ms)
+            out.append(self.finding(
+                ENGINE, by_share(pct, self.warning_pct, self.error_pct),
+                f"Reformat layers take {pct:.1f} % of the engine's latency.",
+                {"reformats": len(idx), "layers": len(layers), "reformat_ms": r(ms),
+                 "total_ms": r(self.total_ms), "reformat_pct": r(pct, 2)},
+                "Remove conversions at their source: quantize residual branches and pooling inputs "
+                "(Q/DQ placement), keep neighbouring layers in one precision and layout, and give "
+                "the engine I/O in the format its first and last layers use.",
+                "Reformats only move data; every one of them is latency the network does not need."))
+        if self.plan.detailed:
+            out.extend(self._chains(idx))
+        return out
+
+    def _chains(self, idx: list[int]) -> list[Finding]:
+        """Reformats fed by reformats: one finding per chain, reported at its last reformat."""
+        layers = self.plan.layers
+        if not idx:
+            return []
+        made_by = producers(layers)
+        read_by = consumers(layers)
+        is_reformat = set(idx)
+
+        def feeder(i: int) -> int | None:
+            src = made_by.get(layers[i].inputs[0].name) if layers[i].inputs else None
+            return src if src in is_reformat else None
+
+        out = []
+        lat = self.latencies
+        for i in idx:
+            if feeder(i) is None:
+                continue
+            if any(c in is_reformat for t in layers[i].outputs for c in read_by.get(t.name, [])):
+                continue  # not the end of the chain
+            chain = [i]
+            while (src := feeder(chain[0])) is not None and src not in chain:
+                chain.insert(0, src)
+            ms = float(sum(lat[j] for j in chain if j < len(lat) and not math.isnan(lat[j])))
+            types = [layers[chain[0]].inputs[0].precision] + \
+                [layers[j].outputs[0].precision if layers[j].outputs else "?" for j in chain]
+            evidence = {"length": len(chain)}
+            if self.timed:
+                evidence.update(latency_ms=r(ms), latency_pct=r(self.share(ms), 2))
+            out.append(self.finding(
+                layers[chain[0]].name, "warning", f"{len(chain)} reformats in a row.",
+                evidence,
+                "Back-to-back reformats convert twice; make the producer emit the format the "
+                "consumer needs (e.g. quantize before the producer so that it runs in INT8) so that "
+                "one or no reformat remains.",
+                "Each reformat reads and writes the whole tensor.",
+                chain=" -> ".join(layers[j].name for j in chain),
+                **{"type conversion": " -> ".join(types)}))
+        return out

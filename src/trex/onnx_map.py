@@ -1,0 +1,205 @@
+"""Engine layer <-> ONNX node table, and latency per ONNX node and per ONNX op type.
+
+Nodes come from each layer's ``Metadata`` (TensorRT 8.6+). Older or names-only plans fall back to
+the layer name, which TensorRT builds by joining the fused nodes with `` + `` (``PWN(...)`` unwrapped,
+weight initialisers such as ``conv1.weight`` and ``onnx::Mul_12`` constants dropped). Layers that
+TensorRT inserted (reformats, Myelin helpers) map to no node and are kept under ``(TensorRT)``.
+
+The op type is guessed from the node name (ONNX exporters name nodes after their op): the last
+``/`` segment, without ``node_``/``onnx::`` prefixes and ``_12``/``.3``/``_clone_1`` suffixes, is
+matched case-insensitively against ONNX operator names (``/features/features.0/Conv`` -> ``Conv``,
+``QuantizeLinear_8`` -> ``QuantizeLinear``); a few PyTorch spellings are translated
+(``node_conv2d`` -> ``Conv``, ``linear`` -> ``Gemm``); ``(Unnamed Layer* 7) [Shuffle]`` gives the
+TensorRT layer kind in brackets; anything else is ``Unknown``.
+
+A layer's latency goes to its compute-heavy nodes (Conv, Gemm, MatMul, ...) when it has any, split
+equally between them, else equally between all its nodes (``split="equal"`` always splits equally).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from .plan import EnginePlan
+
+TENSORRT = "(TensorRT)"  # pseudo-node of layers that no ONNX node produced
+
+ONNX_OPS = (
+    "Abs Acos Acosh Add And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool BatchNormalization "
+    "BitShift Cast CastLike Ceil Celu Clip Compress Concat ConcatFromSequence Constant "
+    "ConstantOfShape Conv ConvInteger ConvTranspose Cos Cosh CumSum DepthToSpace DequantizeLinear "
+    "Det Div Dropout DynamicQuantizeLinear Einsum Elu Equal Erf Exp Expand EyeLike Flatten Floor "
+    "Gather GatherElements GatherND Gelu Gemm GlobalAveragePool GlobalLpPool GlobalMaxPool Greater "
+    "GreaterOrEqual GridSample GroupNormalization HardSigmoid HardSwish Hardmax Identity If "
+    "InstanceNormalization IsInf IsNaN LRN LSTM LayerNormalization LeakyRelu Less LessOrEqual Log "
+    "LogSoftmax Loop LpNormalization LpPool MatMul MatMulInteger Max MaxPool MaxRoiPool MaxUnpool "
+    "Mean Min Mish Mod Mul Multinomial Neg NonMaxSuppression NonZero Not OneHot Or PRelu Pad Pow "
+    "QLinearConv QLinearMatMul QuantizeLinear RNN RandomNormal RandomUniform Range Reciprocal "
+    "ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd "
+    "ReduceSum ReduceSumSquare Relu Reshape Resize RoiAlign Round ScatterElements ScatterND Selu "
+    "Shape Shrink Sigmoid Sign Sin Sinh Size Slice Softmax Softplus Softsign SpaceToDepth Split "
+    "Sqrt Squeeze Sub Sum Tan Tanh ThresholdedRelu Tile TopK Transpose Trilu Unique Unsqueeze "
+    "Upsample Where Xor Attention RotaryEmbedding RMSNormalization"
+).split()
+_ONNX_BY_LOWER = {op.lower(): op for op in ONNX_OPS}
+# PyTorch (dynamo / Torch-TensorRT) spellings of ONNX ops.
+_ALIASES = {
+    "conv2d": "Conv", "conv1d": "Conv", "conv3d": "Conv", "convolution": "Conv",
+    "conv_transpose2d": "ConvTranspose", "linear": "Gemm", "addmm": "Gemm", "mm": "MatMul",
+    "bmm": "MatMul", "matmul": "MatMul", "max_pool2d": "MaxPool", "max_pool1d": "MaxPool",
+    "avg_pool2d": "AveragePool", "adaptive_avg_pool2d": "GlobalAveragePool",
+    "batch_norm": "BatchNormalization", "layer_norm": "LayerNormalization", "softmax": "Softmax",
+    "log_softmax": "LogSoftmax", "relu": "Relu", "gelu": "Gelu", "silu": "Mul", "sigmoid": "Sigmoid",
+    "tanh": "Tanh", "add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "cat": "Concat",
+    "view": "Reshape", "reshape": "Reshape", "flatten": "Flatten", "permute": "Transpose",
+    "transpose": "Transpose", "max": "Max", "mean": "ReduceMean", "sum": "ReduceSum",
+    "quantize_per_tensor": "QuantizeLinear", "dequantize_per_tensor": "DequantizeLinear",
+}
+_BRACKET_RE = re.compile(r"\[([A-Za-z_]+)\]\s*$")
+_TORCH_TRT_RE = re.compile(r"^\[([A-Z_]+)\]-\[([^\]]*)\]-\[(.*)\]$")
+_SUFFIX_RE = re.compile(r"(?:_clone_\d+|_output_\d+|[._]\d+|_default)+$")
+_SPLIT_RE = re.compile(r"\s+\+\s+|,\s+")
+_INITIALIZER_RE = re.compile(r"(?:^onnx::|[._](?:weight|bias)$|_constant_\d+$|^\(Unnamed Layer)")
+# Names of layers TensorRT made itself: no ONNX node behind them.
+_TENSORRT_NAME_RE = re.compile(
+    r"^(?:Reformatting CopyNode|__my|\{ForeignNode)|shape_call|_myl\d+_\d+$|(?:in|out)put reformatter \d+$")
+HEAVY_OPS = frozenset({"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "Gemm", "MatMul",
+                       "MatMulInteger", "QLinearMatMul", "Einsum", "Attention", "LSTM", "RNN", "GRU"})
+
+
+@lru_cache(maxsize=65536)
+def onnx_op_type(node: str) -> str:
+    """Guess the ONNX op type of a node from its name (see the module docstring for the rules)."""
+    text = node.strip()
+    torch_trt = _TORCH_TRT_RE.match(text)
+    if torch_trt:  # Torch-TensorRT: [KIND]-[aten_ops.name.overload]-[/path/name]
+        aten = torch_trt.group(2).split(".")
+        text = aten[1] if len(aten) > 1 else torch_trt.group(3)
+    bracket = _BRACKET_RE.search(text)
+    if bracket and text.startswith("(Unnamed Layer"):
+        return bracket.group(1)
+    token = text.rstrip("/").rsplit("/", 1)[-1]
+    for prefix in ("node_", "onnx::"):
+        if token.startswith(prefix):
+            token = token[len(prefix):]
+    token = _SUFFIX_RE.sub("", token)
+    lower = token.lower()
+    if lower in _ONNX_BY_LOWER:
+        return _ONNX_BY_LOWER[lower]
+    if lower in _ALIASES:
+        return _ALIASES[lower]
+    head = re.split(r"[_.]", token, maxsplit=1)[0].lower()
+    return _ONNX_BY_LOWER.get(head) or _ALIASES.get(head) or "Unknown"
+
+
+def nodes_from_name(name: str) -> list[str]:
+    """The ONNX nodes a fused layer's name lists (``a + PWN(b, c)`` -> ``[a, b, c]``)."""
+    if _TENSORRT_NAME_RE.search(name):
+        return []
+    nodes = []
+    for part in _SPLIT_RE.split(name):
+        part = part.strip()
+        while part.startswith("PWN("):
+            part = part[4:]
+        part = part.rstrip(")").strip() if part.count(")") > part.count("(") else part.strip()
+        if part and not _INITIALIZER_RE.search(part):
+            nodes.append(part)
+    return nodes
+
+
+def _nodes_of(layer, use_names: bool) -> tuple[list[str], str]:
+    nodes = list(layer.metadata) if isinstance(layer.metadata, list) else []
+    if nodes:
+        return nodes, "Metadata"
+    if use_names:
+        nodes = nodes_from_name(layer.name)
+        if nodes:
+            return nodes, "name"
+    return [], "none"
+
+
+def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominant") -> pd.DataFrame:
+    """One row per (engine layer, ONNX node) with the node's guessed op type and latency share.
+
+    ``source`` says where the node came from: ``Metadata``, ``name`` (fallback) or ``none``;
+    ``split`` is ``"dominant"`` (time to the compute-heavy nodes) or ``"equal"``.
+    """
+    if split not in ("dominant", "equal"):
+        raise ValueError(f"split must be 'dominant' or 'equal', not {split!r}")
+    layer_col, type_col, node_col, op_col, source_col, count_col, idx_col, weight_col = \
+        [], [], [], [], [], [], [], []
+    for index, layer in enumerate(plan.layers):
+        nodes, source = _nodes_of(layer, use_names)
+        if not nodes:
+            nodes = [TENSORRT]
+        ops = [TENSORRT if n == TENSORRT else onnx_op_type(n) for n in nodes]
+        heavy = [op in HEAVY_OPS for op in ops] if split == "dominant" else []
+        n_heavy = sum(heavy)
+        for j, (node, op) in enumerate(zip(nodes, ops)):
+            layer_col.append(layer.name)
+            type_col.append(layer.type)
+            node_col.append(node)
+            op_col.append(op)
+            source_col.append(source)
+            count_col.append(len(nodes))
+            idx_col.append(index)
+            weight_col.append((1.0 / n_heavy if heavy[j] else 0.0) if n_heavy else 1.0 / len(nodes))
+    latency = plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else np.zeros(0)
+    idx = np.asarray(idx_col, dtype="int64")
+    counts = np.asarray(count_col, dtype="int64")
+    layer_ms = latency[idx] if len(idx) else np.zeros(0)
+    weights = np.asarray(weight_col, dtype="float64")
+    return pd.DataFrame({
+        "layer": layer_col,
+        "layer_type": type_col,
+        "onnx_node": node_col,
+        "onnx_op": op_col,
+        "source": source_col,
+        "nodes_in_layer": counts,
+        "layer_latency_ms": layer_ms,
+        "latency_ms": layer_ms * weights,
+    })
+
+
+def _latency_table(mapping: pd.DataFrame, key: list[str]) -> pd.DataFrame:
+    if mapping.empty:
+        return pd.DataFrame(columns=[*key, "layers", "latency_ms", "latency_pct"])
+    out = (mapping.groupby(key, sort=False, dropna=False)
+           .agg(layers=("layer", "nunique"), latency_ms=("latency_ms", "sum"))
+           .reset_index())
+    total = out["latency_ms"].sum()
+    out["latency_pct"] = 100.0 * out["latency_ms"] / total if total > 0 else np.nan
+    return out.sort_values(["latency_ms", "layers"], ascending=False, ignore_index=True)
+
+
+def latency_by_onnx_node(plan: EnginePlan, use_names: bool = True, split: str = "dominant") -> pd.DataFrame:
+    """Latency (ms, each layer's time split between its nodes) per ONNX node, slowest first."""
+    return _latency_table(onnx_mapping(plan, use_names, split), ["onnx_node", "onnx_op"])
+
+
+def latency_by_onnx_op(plan: EnginePlan, use_names: bool = True, split: str = "dominant") -> pd.DataFrame:
+    """Node count, layer count and latency per guessed ONNX op type, slowest first."""
+    mapping = onnx_mapping(plan, use_names, split)
+    out = _latency_table(mapping, ["onnx_op"])
+    nodes = mapping.groupby("onnx_op", sort=False)["onnx_node"].nunique()
+    out.insert(1, "nodes", out["onnx_op"].map(nodes).fillna(0).astype("int64"))
+    return out
+
+
+def layer_nodes(plan: EnginePlan, use_names: bool = True) -> pd.DataFrame:
+    """One row per engine layer: the ONNX nodes it fused, their op types and how many."""
+    rows = [_nodes_of(layer, use_names) for layer in plan.layers]
+    latency = plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else np.zeros(0)
+    return pd.DataFrame({
+        "layer": [layer.name for layer in plan.layers],
+        "layer_type": [layer.type for layer in plan.layers],
+        "onnx_nodes": [nodes for nodes, _ in rows],
+        "onnx_ops": [sorted({onnx_op_type(n) for n in nodes}) for nodes, _ in rows],
+        "nodes": np.array([len(nodes) for nodes, _ in rows], dtype="int64"),
+        "source": [source for _, source in rows],
+        "latency_ms": latency,
+    }, columns=["layer", "layer_type", "onnx_nodes", "onnx_ops", "nodes", "source", "latency_ms"])
