@@ -27,3 +27,28 @@ def trex_activations(plan: EnginePlan) -> int:
             if t.precision not in ("BF16", "Bool"):
                 total += math.prod(t.shape) * t.data_size
     return int(total)
+
+
+def require_module(name: str):
+    """Import an optional extra; skip without it locally, but fail in CI (CI installs every extra)."""
+    import importlib
+    import os
+
+    import pytest
+
+    if os.environ.get("CI"):
+        return importlib.import_module(name)
+    return pytest.importorskip(name)
+
+
+def require_program(name: str) -> None:
+    """A program on PATH (e.g. Graphviz ``dot``); skip without it locally, fail in CI."""
+    import os
+    import shutil
+
+    import pytest
+
+    if shutil.which(name) is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"`{name}` is required in CI (.ci/run installs it)")
+        pytest.skip(f"`{name}` is not installed")

@@ -327,6 +327,15 @@ def test_trex_positional_arguments(engines):
     assert by_prefix.device.name == "NVIDIA A100 80GB PCIe" or by_prefix.device_properties
 
 
+def test_chained_noops_keep_output_binding(engines):
+    """fp32 ResNet18 writes its output through two NoOps: folding follows the chain."""
+    plan = load(engines, "a100-resnet18-fp32")
+    inputs, outputs = plan.get_bindings()
+    assert [t.name for t in inputs] == ["input.1"]
+    assert [t.name for t in outputs] == ["191"]
+    assert outputs[0].shape == [32, 1000]
+
+
 def test_plan_without_bindings_loads(engines, tmp_path):
     import json
     src = engines / "trex-mobilenet-qat" / "mobilenet.qat.onnx.engine.graph.json"

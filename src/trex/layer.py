@@ -63,15 +63,27 @@ def parameter_sizes(raw: dict[str, Any]) -> tuple[int, int, int]:
             continue
         try:
             n = int(value["Count"])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # None, "abc", NaN, inf
             continue
-        size = int(round(n * dtype_bytes(str(value["Type"]))))
+        element_bytes = dtype_bytes(str(value["Type"]))
+        try:
+            size = int(round(n * element_bytes))
+        except OverflowError:  # a count beyond float range: exact integer arithmetic
+            size = n * int(element_bytes * 8) // 8
         if "bias" in key.lower():
             bias += size
         else:
             count += n
             weights += size
     return count, weights, bias
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _int64(size: int) -> int:
+    """Clamp a byte count to int64, the df's dtype (only a corrupt file's dimensions get beyond)."""
+    return max(-_INT64_MAX, min(size, _INT64_MAX))
 
 
 class Layer:
@@ -89,10 +101,11 @@ class Layer:
         self.outputs_size_bytes = sum(t.size_bytes for t in self.outputs)
         self.precision = self.inputs[0].precision if self.inputs else None
         self.output_precision = self.outputs[0].precision if self.outputs else ""
-        self.total_io_size_bytes = self.inputs_size_bytes + self.outputs_size_bytes
-        self.weights_cnt, self.weights_only_size, self.bias_size = parameter_sizes(raw_dict)
-        self.weights_size = self.weights_only_size + self.bias_size
-        self.total_footprint_bytes = self.total_io_size_bytes + self.weights_size
+        self.total_io_size_bytes = _int64(self.inputs_size_bytes + self.outputs_size_bytes)
+        self.weights_cnt, self.weights_only_size, bias_size = parameter_sizes(raw_dict)
+        self.bias_size = _int64(bias_size)
+        self.weights_size = _int64(self.weights_only_size + bias_size)
+        self.total_footprint_bytes = _int64(self.total_io_size_bytes + self.weights_size)
 
     def tooltip(self) -> str:
         skip = {"InputRegions", "OutputRegions", "Inputs", "Outputs", "ParameterType", "LayerName"}
@@ -133,7 +146,15 @@ def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:
     if not no_ops:
         return [layer for layer in layers if layer.type != "NoOp"]
     forward = {n.outputs[0].name: n.inputs[0] for n in no_ops}
-    backward = {n.inputs[0].name: n.outputs[0] for n in no_ops if n.outputs[0].name in bindings}
+    by_output = {n.outputs[0].name: n for n in no_ops}
+    backward: dict[str, Activation] = {}
+    for n in no_ops:
+        if n.outputs[0].name not in bindings:
+            continue
+        first, hops = n, 0  # walk up a chain of NoOps to the real producer's tensor
+        while first.inputs[0].name in by_output and hops < len(no_ops):
+            first, hops = by_output[first.inputs[0].name], hops + 1
+        backward[first.inputs[0].name] = n.outputs[0]
 
     def resolve(act: Activation) -> Activation:
         seen = 0

@@ -11,9 +11,9 @@ import warnings
 
 from .. import __version__
 from ..errors import TrexError, TrexWarning
-from . import summary
+from . import compare, draw, lint, summary
 
-SUBTOOLS = (summary,)
+SUBTOOLS = (summary, compare, draw, lint)
 
 
 def build_parser() -> argparse.ArgumentParser:

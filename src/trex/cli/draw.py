@@ -1,0 +1,133 @@
+"""``trex draw PATH``: draw an engine graph as SVG, PNG, DOT or ONNX (TREx's flags)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+
+from ..errors import InputError, TrexError
+from ..plan import EnginePlan
+
+
+def parse_beam(value: str) -> tuple[str, int]:
+    """``NAME,RADIUS`` (the name may itself contain commas)."""
+    name, sep, radius = value.rpartition(",")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name, int(radius)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"beam must be NAME,RADIUS (e.g. conv1,2), not {value!r}"
+                                         ) from None
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "draw", help="draw an engine graph (SVG, PNG, DOT or ONNX)",
+        description="Draw an engine graph. PATH is an engine prefix, a folder or any of its files. "
+                    "Graphs of up to 1,500 nodes (labelled edges count as nodes) are laid out by "
+                    "Graphviz `dot`; larger ones by trex's own layered layout (SVG, no Graphviz "
+                    "needed).")
+    parser.add_argument("path", metavar="PATH")
+    parser.add_argument("--profiling_json", "-pj", default=None,
+                        help="profile JSON to use (default: found next to the layer file)")
+    parser.add_argument("--output_format", "-of", default="svg",
+                        choices=["svg", "png", "dot", "onnx"], help="output format (default svg)")
+    parser.add_argument("--output", "-o", default=None,
+                        help="output file (default: <engine name>.<format> in the current folder)")
+    parser.add_argument("--display_regions", "-dr", action="store_true",
+                        help="draw every memory region as a node")
+    parser.add_argument("--display_constant", "-dc", action="store_true",
+                        help="draw constant inputs (needs --display_regions)")
+    parser.add_argument("--no_layer_names", "-no_ln", action="store_true",
+                        help="do not write layer names")
+    parser.add_argument("--display_metadata", "-dm", action="store_true",
+                        help="write the layers' ONNX metadata instead of their names")
+    parser.add_argument("--display_region_names", "-drn", action="store_true",
+                        help="write region names (implies --display_regions)")
+    parser.add_argument("--beam", "-b", type=parse_beam, default=None, metavar="NAME,RADIUS",
+                        help="draw only the layers within RADIUS hops of layer NAME")
+    parser.add_argument("--query", "-q", default=None, metavar="REGEX",
+                        help="draw only the layers whose name, metadata or attributes match REGEX, "
+                             "with their neighbours")
+    parser.add_argument("--remove_disconnected", "-rd", action="store_true",
+                        help="leave out layers without tensors (shape_call, ...), as TREx did")
+    parser.add_argument("--color-by", dest="color_by", default="type",
+                        choices=["type", "precision", "latency"], help="node colours")
+    parser.add_argument("--latency-type", dest="latency_type", default="avg_time",
+                        choices=["avg_time", "median_time", "time"])
+    parser.add_argument("--layout", dest="method", default="auto",
+                        choices=["auto", "dot", "layered"],
+                        help="auto (default): Graphviz dot up to 1,500 nodes plus labelled edges, "
+                             "trex's layered layout above")
+    parser.add_argument("--profile-id", type=int, default=None,
+                        help="optimisation profile of a multi-profile engine (default 0)")
+    parser.add_argument("--run", type=int, default=None, dest="profile_run",
+                        help="run to use when a profile file holds several (default 0)")
+    parser.add_argument("--timeout", type=float, default=600.0,
+                        help="seconds to allow Graphviz (default 600)")
+    parser.set_defaults(run=run)
+
+
+def load(args: argparse.Namespace) -> EnginePlan:
+    plan = EnginePlan.from_path(args.path, profile_id=args.profile_id,
+                                profile_run=args.profile_run)
+    if args.profiling_json:
+        plan = EnginePlan(plan.graph_file, args.profiling_json, name=plan.name,
+                          profile_id=args.profile_id, profile_run=args.profile_run)
+    return plan
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import graph
+
+    plan = load(args)
+    for warning in plan.warnings:
+        print(f"warning: {plan.name}: {warning}", file=sys.stderr)
+    if args.display_constant and not (args.display_regions or args.display_region_names):
+        print("warning: --display_constant has no effect without --display_regions",
+              file=sys.stderr)
+    target = plan
+    if args.beam is not None:
+        name, radius = args.beam
+        target = graph.beam(plan, name, radius)
+    if args.query is not None:
+        target = graph.query(target, args.query)
+        if not target.highlighted:
+            raise TrexError(f"no layer matches {args.query!r}")
+    fmt = args.output_format
+    if fmt == "onnx":
+        out = args.output or graph.drawing.default_output(target, "onnx")
+        try:
+            path = graph.export_onnx(target, out)
+        except ImportError:
+            raise TrexError("ONNX export needs the onnx package: "
+                            "pip install 'trex-explorer[graph]'") from None
+        print(f"Created file://{path} ({len(target.all_layers)} layers)")
+        return 0
+    options = dict(
+        display_forking_regions=True,
+        display_region_reuse=True,
+        display_edge_details=False,
+        remove_disconnected_layers=args.remove_disconnected,
+        display_regions=args.display_regions or args.display_region_names,
+        display_layer_names=not args.no_layer_names,
+        display_constants=args.display_constant,
+        display_metadata=args.display_metadata,
+        display_region_names=args.display_region_names,
+    )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = graph.draw_plan(target, args.output, fmt, color_by=args.color_by,
+                                     method=args.method, latency_type=args.latency_type,
+                                     timeout=args.timeout, **options)
+    except OSError as exc:
+        raise InputError(args.output or os.getcwd(), f"cannot write the drawing: {exc.strerror}"
+                         ) from None
+    how = {"dot": "Graphviz dot", "layered": "trex layered layout", "source": "DOT source"}
+    print(f"Created file://{result.path} ({result.nodes} nodes, {result.edges} edges, "
+          f"{how[result.method]}, {result.seconds:.2f} s)")
+    return 0

@@ -1,0 +1,431 @@
+"""TREx-compatible DOT graphs of an engine plan: ``to_dot``, ``DotGraph`` and ``render_dot``.
+
+The DOT source is written directly (one pass over layers, regions and edges, no DataFrame lookups
+per layer) with every identifier, label and attribute escaped; ``to_dot`` wraps it in a
+``graphviz.Digraph`` so TREx code keeps working.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import TrexError
+from ..layer import Activation, Layer
+from .colors import UNKNOWN_KEY_COLOR, precision_colormap, stream_color
+from .escape import HtmlLabel, RecordLabel, clean, dot_quote, esc_string, record_text
+from .formatters import (
+    Row,
+    html_table,
+    latency_types,
+    layer_node_configurable_renderer,
+    layer_node_highlighter,
+    layer_rows,
+    plan_latencies,
+    region_precision_formatter,
+    tensor_tooltip,
+)
+from .regions import PlanGraph
+
+SYNC_TYPES = ("signal", "wait")
+_ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+GRAPHVIZ_HINT = ("Graphviz's `dot` program was not found on PATH; install it (Debian/Ubuntu: "
+                 "`apt-get install graphviz`, macOS: `brew install graphviz`, conda: "
+                 "`conda install graphviz`) or draw as SVG with trex's own layout")
+
+
+class GraphvizError(TrexError):
+    """Graphviz is missing or failed to render a graph."""
+
+
+@dataclass
+class Node:
+    """One node of the drawing: a layer, a memory region or a sync (signal/wait) layer."""
+
+    id: str
+    kind: str  # "layer", "region", "constant" or "sync"
+    name: str  # the layer or tensor name, unescaped
+    label: str  # DOT label: plain text, HtmlLabel or RecordLabel
+    rows: list[Row]  # the same label as rows of text, for the SVG writer
+    attrs: dict[str, str] = field(default_factory=dict)
+    layer: Layer | None = None
+    tensor: Activation | None = None
+
+
+@dataclass
+class EdgeSpec:
+    """One edge of the drawing: data (a tensor) or a dashed dependency."""
+
+    src: str
+    dst: str
+    label: str = ""
+    attrs: dict[str, str] = field(default_factory=dict)
+    kind: str = "data"  # "data" or "dependency"
+    tensor: Activation | None = None
+
+
+class _Ids:
+    """Unique DOT node ids derived from names (TREx uses the names themselves)."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+        self.next_suffix: dict[str, int] = {}
+
+    def allocate(self, name: str) -> str:
+        base = clean(name) or "_"
+        candidate, n = base, self.next_suffix.get(base, 1)
+        while candidate in self.used:
+            n += 1
+            candidate = f"{base} #{n}"
+        self.next_suffix[base] = n
+        self.used.add(candidate)
+        return candidate
+
+
+class DotGraph:
+    """A plan as a drawable graph (TREx's DotGraph, every TREx option): ``nodes``, ``edges``,
+    ``source`` and ``dot``; ``highlight_layers`` takes layer names or ``plan.df`` row indices."""
+
+    def __init__(
+        self,
+        plan: Any,
+        layer_node_formatter: Callable[[Layer], dict[str, str]],
+        layer_node_highlighter: Callable[..., dict] = layer_node_highlighter,
+        layer_node_renderer: Callable[..., str] = layer_node_configurable_renderer,
+        region_formatter: Callable[[Activation, bool], dict[str, str]] = region_precision_formatter,
+        display_layer_names: bool = True,
+        stack_layer_names: bool = True,
+        display_regions: bool = False,
+        display_forking_regions: bool = False,
+        expand_layer_details: bool = False,
+        display_constants: bool = False,
+        display_latency: bool = True,
+        latency_type: str = "avg_time",
+        display_region_reuse: bool = False,
+        display_region_names: bool = False,
+        display_edge_name: bool = False,
+        display_edge_details: bool = True,
+        highlight_layers: Sequence[int | str] | None = None,
+        remove_disconnected_layers: bool = False,
+        display_metadata: bool = True,
+        display_matadata: bool | None = None,
+        display_order_edges: bool | None = None,
+        graph_attr: dict[str, str] | None = None,
+    ):
+        self.plan = plan
+        self.layer_node_formatter = layer_node_formatter
+        self.layer_node_highlighter = layer_node_highlighter
+        self.layer_node_renderer = layer_node_renderer
+        self.region_formatter = region_formatter
+        self.display_layer_names = display_layer_names
+        self.stack_layer_names = stack_layer_names
+        self.expand_layer_details = expand_layer_details
+        self.display_latency = display_latency
+        self.latency_type = latency_type if latency_type in latency_types else latency_types[0]
+        self.display_region_reuse = display_region_reuse
+        self.display_region_names = display_region_names
+        self.display_edge_name = display_edge_name
+        self.display_edge_details = display_edge_details
+        self.display_metadata = display_metadata if display_matadata is None else display_matadata
+        self.graph_attr = dict(graph_attr or {})
+        if display_order_edges is None:
+            display_order_edges = getattr(plan, "detailed", True) is False
+        self.nodes: list[Node] = []
+        self.edges: list[EdgeSpec] = []
+        self.dropped_edges = 0
+        self._ids = _Ids()
+        self._layer_ids: dict[str, str] = {}
+        self._dot: Any = None
+
+        plan_graph = PlanGraph(plan, display_regions, display_constants, display_forking_regions)
+        self.plan_graph = plan_graph
+        layers = [node.layer for node in plan_graph.layer_nodes]
+        if remove_disconnected_layers and not display_order_edges:
+            layers = [layer for layer in layers if layer.inputs or layer.outputs
+                      or layer.type == "TrainStation" or layer.type in SYNC_TYPES]
+        if not display_constants:
+            layers = [layer for layer in layers if layer.type != "Constant"]
+        self._highlight_names = self._highlight_names_of(highlight_layers)
+        self.highlighted_layers_ids: list[str] = []
+
+        region_ids = self._add_region_nodes(plan_graph)
+        self._add_layer_nodes(layers)
+        self._add_data_edges(plan_graph, region_ids)
+        self._add_train_station_edges(layers)
+        self._add_sync_edges(layers)
+        if display_order_edges:
+            self._add_order_edges(layers)
+
+    # ------------------------------------------------------------------ building
+    def _highlight_names_of(self, highlight: Sequence[int | str] | str | int | None) -> set[str]:
+        """Layer names to highlight: names as given, integers as ``plan.df`` row indices."""
+        if highlight is None:
+            highlight = sorted(getattr(self.plan, "highlighted", ()) or ())
+        if isinstance(highlight, (str, int)):
+            highlight = [highlight]
+        names: set[str] = set()
+        df_names: list[str] | None = None
+        for item in highlight:
+            if isinstance(item, str):
+                names.add(item)
+                continue
+            if df_names is None:
+                df_names = self.plan.df["Name"].tolist()
+            try:
+                names.add(df_names[int(item)])
+            except (IndexError, ValueError, TypeError):
+                warnings.warn(f"layer index {item!r} to highlight is out of range", stacklevel=4)
+        return names
+
+    def _add_region_nodes(self, plan_graph: PlanGraph) -> dict[str, str]:
+        name_to_id: dict[str, str] = {}
+        layer_names = {node.layer.name for node in plan_graph.layer_nodes}
+        for mem in plan_graph.memory_nodes:
+            # Region names share the namespace of layer names; keep them apart.
+            preferred = mem.name if mem.name not in layer_names else f"{mem.name} (tensor)"
+            node_id = self._ids.allocate(preferred)
+            name_to_id[mem.name] = node_id
+            tensor = mem.tensor
+            attrs = dict(self.region_formatter(tensor, mem.is_user))
+            desc = tensor.name if (self.display_region_names or mem.is_user) else ""
+            if self.display_region_reuse and mem.region_gen > 0:
+                desc = f"{desc} (gen={mem.region_gen})"
+            rows = [(desc, None)] if desc else []
+            rows += [(str(tensor.shape), None), (tensor.format, None)]
+            label = "\n".join(text for text, _ in rows)
+            attrs["shape"] = "rectangle"
+            if mem.is_user:
+                attrs["fillcolor"] = "gray"
+            self.nodes.append(Node(node_id, "region", tensor.name, label, rows, attrs,
+                                   tensor=tensor))
+        return name_to_id
+
+    def _add_layer_nodes(self, layers: list[Layer]) -> None:
+        latencies = plan_latencies(self.plan, self.latency_type) if self.display_latency else {}
+        renderer = self.layer_node_renderer
+        default_renderer = renderer is layer_node_configurable_renderer
+        highlighted: list[str] = []
+        for layer in layers:
+            node_id = self._ids.allocate(layer.name)
+            self._layer_ids[layer.name] = node_id
+            if layer.name in self._highlight_names:
+                highlighted.append(node_id)
+            latency = latencies.get(layer.name) or None
+            rows = layer_rows(layer, latency, self.display_layer_names,
+                              self.expand_layer_details, self.stack_layer_names,
+                              self.display_metadata)
+            if default_renderer:
+                label: str = html_table(rows)
+            else:
+                label = renderer(layer, latency, display_layer_names=self.display_layer_names,
+                                 expand_layer_details=self.expand_layer_details,
+                                 stack_layer_names=self.stack_layer_names,
+                                 prefer_matadata=self.display_metadata)
+            attrs = dict(self.layer_node_formatter(layer))
+            stream = layer.raw_dict.get("StreamId")
+            if isinstance(stream, int) and stream > 0:
+                attrs["color"] = stream_color(stream) or attrs.get("color", "lightgray")
+                attrs["penwidth"] = "3"
+            kind = "sync" if layer.type in SYNC_TYPES else (
+                "constant" if layer.type == "Constant" else "layer")
+            self.nodes.append(Node(node_id, kind, layer.name, label, rows, attrs, layer=layer))
+        self.highlighted_layers_ids = highlighted
+        if highlighted:
+            for node in self.nodes:
+                if node.kind != "region":
+                    node.attrs.update(self.layer_node_highlighter(node.id, highlighted))
+
+    def _add_data_edges(self, plan_graph: PlanGraph, region_ids: dict[str, str]) -> None:
+        layer_ids = self._layer_ids
+        for edge in plan_graph.edges_list:
+            src = (region_ids if edge.src_is_region else layer_ids).get(edge.src.layer_name)
+            dst = (region_ids if edge.dst_is_region else layer_ids).get(edge.dst.layer_name)
+            if src is None or dst is None:
+                self.dropped_edges += 1
+                continue
+            tensor = edge.tensor
+            desc = []
+            if self.display_edge_name:
+                desc.append(tensor.name)
+            if self.display_edge_details:
+                desc.append(tensor_tooltip(tensor))
+            color = precision_colormap.get(tensor.precision, UNKNOWN_KEY_COLOR)
+            self.edges.append(EdgeSpec(src, dst, "\n".join(desc), {"color": color},
+                                       tensor=tensor))
+
+    def _dependency(self, src: Layer, dst: Layer) -> None:
+        a, b = self._layer_ids.get(src.name), self._layer_ids.get(dst.name)
+        if a is not None and b is not None and a != b:
+            self.edges.append(EdgeSpec(a, b, "", {"color": "lightgray", "style": "dashed"},
+                                       kind="dependency"))
+
+    def _add_train_station_edges(self, layers: list[Layer]) -> None:
+        """TrainStations order their neighbours: dashed edges in and out (as in TREx)."""
+        n = len(layers)
+        for i in range(1, n):
+            prev, layer = layers[i - 1], layers[i]
+            if layer.type == "TrainStation" and i < n - 1:
+                self._dependency(prev, layer)
+            if prev.type == "TrainStation" and i > 1:
+                self._dependency(prev, layer)
+
+    def _add_sync_edges(self, layers: list[Layer]) -> None:
+        """Dashed edges: previous layer of a stream -> its signal -> the wait it releases (the
+        first pending signal of another stream) -> the next layer of the waiting stream."""
+        if not any(layer.type in SYNC_TYPES for layer in layers):
+            return
+        last_on: dict[Any, Layer] = {}
+        pending_waits: dict[Any, Layer] = {}
+        signals: list[tuple[Any, Layer]] = []
+        for layer in layers:
+            stream = layer.raw_dict.get("StreamId", 0)
+            if layer.type == "signal":
+                if stream in last_on:
+                    self._dependency(last_on[stream], layer)
+                signals.append((stream, layer))
+            elif layer.type == "wait":
+                match = next((i for i, (s, _) in enumerate(signals) if s != stream), None)
+                if match is None and signals:
+                    match = 0
+                if match is not None:
+                    self._dependency(signals.pop(match)[1], layer)
+                pending_waits[stream] = layer
+            else:
+                if stream in pending_waits:
+                    self._dependency(pending_waits.pop(stream), layer)
+                last_on[stream] = layer
+
+    def _add_order_edges(self, layers: list[Layer]) -> None:
+        """Names-only plans have no tensors: link layers in execution order instead."""
+        for prev, layer in zip(layers, layers[1:]):
+            self._dependency(prev, layer)
+
+    # ------------------------------------------------------------------ output
+    def body(self) -> list[str]:
+        """The DOT statements (graphviz.Digraph ``body`` lines)."""
+        lines = [f"\tgraph [{_attr_list(self.graph_attr)}]\n"] if self.graph_attr else []
+        for node in self.nodes:
+            label = _label(node.label, str(node.attrs.get("shape", "")))
+            lines.append(f"\t{dot_quote(node.id)} [{label} {_attr_list(node.attrs)}]\n")
+        for edge in self.edges:
+            label = f"label={dot_quote(edge.label)} " if edge.label else ""
+            lines.append(f"\t{dot_quote(edge.src)} -> {dot_quote(edge.dst)} "
+                         f"[{label}{_attr_list(edge.attrs)}]\n")
+        return lines
+
+    @property
+    def source(self) -> str:
+        """The DOT source text."""
+        return "digraph {\n" + "".join(self.body()) + "}\n"
+
+    @property
+    def dot(self) -> Any:
+        """The graph as a ``graphviz.Digraph`` (needs the ``graphviz`` Python package)."""
+        if self._dot is None:
+            try:
+                import graphviz
+            except ImportError as exc:  # pragma: no cover - depends on the environment
+                raise GraphvizError("to_dot needs the graphviz Python package: "
+                                    "pip install 'trex-explorer[graph]' (or pip install graphviz)"
+                                    ) from exc
+            self._dot = graphviz.Digraph(body=self.body())
+        return self._dot
+
+    def layer_node_ids(self) -> dict[str, str]:
+        """Layer name to DOT node id."""
+        return dict(self._layer_ids)
+
+
+_TOOLTIPS = frozenset({"tooltip", "edgetooltip", "headtooltip", "labeltooltip", "tailtooltip"})
+
+
+def _attr_list(attrs: dict[str, Any]) -> str:
+    parts = []
+    for key, value in attrs.items():
+        if value is None or not _ATTR_NAME.match(str(key)) or key == "label":
+            continue
+        if key in _TOOLTIPS:
+            # Graphviz (2.43) substitutes escapes in tooltips twice: a literal backslash needs 4.
+            body = esc_string(value).replace("\\\\", "\\\\\\\\")
+            parts.append(f'{key}="{body}"')
+        else:
+            parts.append(f"{key}={dot_quote(value)}")
+    return " ".join(parts)
+
+
+def _label(label: str, shape: str = "") -> str:
+    if isinstance(label, HtmlLabel):
+        return f"label=<{label}>"
+    if isinstance(label, RecordLabel):
+        return f'label="{label}"'
+    text = str(label)
+    if text.startswith("<") and text.endswith(">") and _balanced(text):
+        # A custom TREx-style renderer returning an HTML label: the caller's markup, as in TREx.
+        return f"label={text}"
+    if shape.lower() in ("record", "mrecord"):
+        # Graphviz parses plain labels of record shapes as record fields: escape | { } < >.
+        return 'label="' + "\\n".join(record_text(line) for line in text.split("\n")) + '"'
+    return f"label={dot_quote(text)}"
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += (ch == "<") - (ch == ">")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def to_dot(plan: Any, layer_node_formatter: Callable[[Layer], dict[str, str]],
+           **kwargs: Any) -> Any:
+    """Convert a plan to a ``graphviz.Digraph`` (TREx's ``to_dot``; options as in DotGraph)."""
+    return DotGraph(plan, layer_node_formatter, **kwargs).dot
+
+
+def dot_executable() -> str | None:
+    """Path of Graphviz's ``dot``, or None."""
+    return shutil.which("dot")
+
+
+def render_source(source: str, output_path: str | os.PathLike, output_format: str = "svg",
+                  layout_engine: str = "dot", timeout: float | None = None,
+                  extra_args: Iterable[str] = ()) -> str:
+    """Render DOT source with Graphviz into ``output_path``; return its absolute path."""
+    path = os.path.abspath(output_path)
+    if output_format in ("dot", "gv"):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(source)
+        return path
+    exe = shutil.which(layout_engine)
+    if exe is None:
+        raise GraphvizError(GRAPHVIZ_HINT)
+    try:
+        proc = subprocess.run([exe, f"-T{output_format}", *extra_args, "-o", path],
+                              input=source.encode("utf-8"), capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise GraphvizError(f"Graphviz `{layout_engine}` took more than {timeout:.0f} s; "
+                            "draw large graphs as SVG with trex's own layout") from exc
+    if proc.returncode != 0:
+        message = clean(proc.stderr.decode("utf-8", "replace").strip())[:500]
+        raise GraphvizError(f"Graphviz `{layout_engine}` failed: {message}")
+    return path
+
+
+def render_dot(dot_graph: Any, engine_name: str, output_format: str = "svg",
+               timeout: float | None = None) -> str:
+    """Render a Digraph (or DotGraph, or DOT text) to ``<engine_name>.<format>``; return the path."""
+    if isinstance(dot_graph, DotGraph):
+        source = dot_graph.source
+    else:
+        source = dot_graph if isinstance(dot_graph, str) else getattr(dot_graph, "source",
+                                                                       str(dot_graph))
+    return render_source(source, f"{engine_name}.{output_format}", output_format,
+                         timeout=timeout)
+

@@ -1,0 +1,256 @@
+"""Node formatters (colours) and renderers (labels), with TREx's names and signatures.
+
+A *formatter* maps a Layer to DOT node attributes; a *renderer* maps a Layer and its latency to a
+label. Attribute values are plain text: the DOT writer escapes them, so real newlines (not ``\\n``)
+separate tooltip lines. The built-in renderers escape every string they take from the layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..layer import Activation, Layer
+from .colors import (
+    UNKNOWN_KEY_COLOR,
+    latency_color,
+    layer_colormap,
+    precision_colormap,
+)
+from .escape import HtmlLabel, RecordLabel, clean, html_text, record_text
+
+# A label row: (text, background colour or None). The first row (the type) is bold.
+Row = tuple[str, "str | None"]
+
+latency_types = ("avg_time", "median_time", "time")  # the first is the default
+_TOOLTIP_SKIP = frozenset({"InputRegions", "OutputRegions", "Inputs", "Outputs", "ParameterType",
+                           "LayerName"})
+MAX_TOOLTIP_VALUE = 300
+HONEYDEW = "#F0FFF0"
+
+
+def layer_tooltip(layer: Layer) -> str:
+    """The layer's attributes, one ``key:value`` per line (values shortened to 300 characters)."""
+    lines = []
+    for key, value in sorted(layer.raw_dict.items()):
+        if key in _TOOLTIP_SKIP:
+            continue
+        text = clean(value)
+        if len(text) > MAX_TOOLTIP_VALUE:
+            text = text[:MAX_TOOLTIP_VALUE] + "..."
+        lines.append(f"{clean(key)}:{text}")
+    return "\n".join(lines)
+
+
+def tensor_tooltip(tensor: Activation) -> str:
+    """Shape and format of a tensor, on two lines."""
+    return f"{tensor.shape}\n{tensor.format}"
+
+
+def metadata_text(layer: Layer) -> str | None:
+    """The layer's ONNX metadata as one string (names joined by `` + ``), or None."""
+    meta = getattr(layer, "metadata", None)
+    if not meta:
+        return None
+    if isinstance(meta, (list, tuple)):
+        return " + ".join(str(m) for m in meta if m) or None
+    return str(meta)
+
+
+def name_or_metadata(layer: Layer, prefer_metadata: bool = True) -> str:
+    """The layer's metadata when preferred and present, else its name."""
+    meta = metadata_text(layer) if prefer_metadata else None
+    return meta if meta is not None else layer.name
+
+
+def format_latency(latency: float) -> str:
+    """Latency in ms with four significant digits."""
+    return f"{latency:.4g} ms"
+
+
+def reformat_is_qdq(layer: Layer) -> bool:
+    """True for Reformat layers that implement a Q/DQ pair (TREx colours them as Quantize)."""
+    return layer.type == "Reformat" and layer.raw_dict.get("Origin") == "QDQ"
+
+
+def layer_type_color(layer: Layer) -> str:
+    """Fill colour by layer type; Q/DQ reformats get the Quantize colour."""
+    if reformat_is_qdq(layer):
+        return layer_colormap["Quantize"]
+    return layer_colormap.get(layer.type, UNKNOWN_KEY_COLOR)
+
+
+def layer_type_formatter(layer: Layer) -> dict[str, str]:
+    """Format DOT nodes by layer type."""
+    return {"shape": "Mrecord", "style": "filled", "tooltip": layer_tooltip(layer),
+            "fillcolor": layer_type_color(layer), "color": "lightgray", "fontname": "Helvetica"}
+
+
+def layer_precision_formatter(layer: Layer) -> dict[str, str]:
+    """Format DOT nodes by layer precision (of the first input)."""
+    fill = precision_colormap.get(layer.precision, UNKNOWN_KEY_COLOR)
+    return {"shape": "Mrecord", "style": "filled", "tooltip": layer_tooltip(layer),
+            "fillcolor": fill, "color": "lightgray", "fontname": "Helvetica"}
+
+
+class LatencyHeatmapFormatter:
+    """Format DOT nodes as a latency heat map: light yellow (fast) to dark red (slowest layer)."""
+
+    def __init__(self, latencies: dict[str, float]):
+        self.latencies = latencies
+        self.max_latency = max((v for v in latencies.values() if v == v), default=0.0)
+
+    def __call__(self, layer: Layer) -> dict[str, str]:
+        latency = self.latencies.get(layer.name)
+        tooltip = layer_tooltip(layer)
+        if latency:
+            tooltip = f"latency:{format_latency(latency)}\n{tooltip}"
+        return {"shape": "Mrecord", "style": "filled", "tooltip": tooltip,
+                "fillcolor": latency_color(latency, self.max_latency), "color": "lightgray",
+                "fontname": "Helvetica"}
+
+
+def plan_latencies(plan: Any, latency_type: str = "avg_time") -> dict[str, float]:
+    """Layer name to latency (ms) from ``plan.df`` in one vectorised pass; NaN becomes 0."""
+    if latency_type not in latency_types:
+        latency_type = latency_types[0]
+    df = getattr(plan, "df", None)
+    column = f"latency.{latency_type}"
+    if df is None or column not in df.columns or "Name" not in df.columns:
+        return {}
+    values = df[column].fillna(0.0).astype(float).tolist()
+    return dict(zip(df["Name"].tolist(), values))
+
+
+def layer_latency_formatter(plan: Any, latency_type: str = "avg_time") -> LatencyHeatmapFormatter:
+    """A latency heat-map formatter for ``plan`` (latencies read once from ``plan.df``)."""
+    return LatencyHeatmapFormatter(plan_latencies(plan, latency_type))
+
+
+def region_precision_formatter(tensor: Activation, is_user: bool) -> dict[str, str]:
+    """Format region (memory) nodes by the precision of their tensor."""
+    color = precision_colormap.get(tensor.precision, UNKNOWN_KEY_COLOR)
+    return {"style": "filled" if is_user else "dashed", "tooltip": tensor.name, "penwidth": "3",
+            "color": color, "fontname": "Helvetica"}
+
+
+def layer_node_highlighter(node_id: str, highlighted_layers_ids: Sequence[str] | None) -> dict:
+    """A thick yellow halo around highlighted nodes."""
+    if highlighted_layers_ids and node_id in highlighted_layers_ids:
+        return {"penwidth": "6", "color": "yellow"}
+    return {}
+
+
+# ----------------------------------------------------------------------------- label rows
+def _expression_rows(ops: Any) -> list[Row]:
+    if not isinstance(ops, (list, tuple)):
+        return []
+    prefix = "const auto"
+    return [(str(op)[len(prefix):] if str(op).startswith(prefix) else str(op), HONEYDEW)
+            for op in ops]
+
+
+def layer_rows(layer: Layer, latency: float | None, display_layer_names: bool = True,
+               expand_layer_details: bool = False, stack_layer_names: bool = True,
+               prefer_metadata: bool = True) -> list[Row]:
+    """The rows of the configurable label: type, latency, name parts, details (unescaped)."""
+    rows: list[Row] = [(layer.type, None)]
+    if latency:
+        rows.append((format_latency(latency), None))
+    if display_layer_names:
+        name = name_or_metadata(layer, prefer_metadata)
+        parts = name.split("+") if stack_layer_names else [name]
+        rows.extend((part.strip() or part, None) for part in parts)
+    raw = layer.raw_dict
+    if layer.type == "Reformat" and raw.get("Origin"):
+        rows.append((str(raw["Origin"]), None))
+    if expand_layer_details:
+        if layer.type == "PointWise" and raw.get("ParameterSubType") == "PointWiseExpression":
+            rows.extend(_expression_rows(raw.get("Operations")))
+        if layer.type in ("Convolution", "Deconvolution"):
+            if len(layer.inputs) == 2:
+                rows.append(("Conv(input0) + input1", "lightblue"))
+            act = raw.get("Activation")
+            if act and act != "NONE":
+                ops = (_expression_rows(raw.get("PointWiseExpressionOperations"))
+                       if act == "GENERIC" and raw.get("ParameterSubType") == "PointWiseExpression"
+                       else [])
+                rows.extend(ops or [(str(act), "lightblue")])
+    stream = raw.get("StreamId")
+    if isinstance(stream, int) and stream > 0:
+        rows.append((f"stream {stream}", None))
+    return rows
+
+
+def html_table(rows: Sequence[Row]) -> HtmlLabel:
+    """An HTML-like table label, every cell escaped; the first row bold."""
+    cells = []
+    for i, (text, color) in enumerate(rows):
+        body = html_text(text)
+        if i == 0:
+            body = f"<B>{body}</B>"
+        bg = f' BGCOLOR="{html_text(color)}"' if color else ""
+        cells.append(f"<TR><TD{bg}>{body}</TD></TR>")
+    return HtmlLabel('<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4" '
+                     f'COLOR="transparent">{"".join(cells)}</TABLE>')
+
+
+def layer_node_configurable_renderer(layer: Layer, latency: float | None,
+                                     display_layer_names: bool = True,
+                                     expand_layer_details: bool = False,
+                                     stack_layer_names: bool = True,
+                                     prefer_matadata: bool = True, **_: Any) -> HtmlLabel:
+    """TREx's default label: an HTML table of type, latency, (stacked) name and details."""
+    return html_table(layer_rows(layer, latency, display_layer_names, expand_layer_details,
+                                 stack_layer_names, prefer_matadata))
+
+
+def layer_node_renderer_simple(layer: Layer, latency: float | None,
+                               display_layer_names: bool = True, **_: Any) -> str:
+    """Name and type on two lines (plain text, escaped by the DOT writer)."""
+    return f"{clean(layer.name)}\n{layer.type}" if display_layer_names else str(layer.type)
+
+
+def layer_node_renderer_keras(layer: Layer, latency: float | None,
+                              display_layer_names: bool = True, prefer_matadata: bool = True,
+                              **_: Any) -> RecordLabel:
+    """Keras-style record label: name and type, then input and output shapes."""
+    def shapes(tensors: list[Activation]) -> str:
+        return record_text("".join(str(t.shape) for t in tensors))
+
+    head = record_text(name_or_metadata(layer, prefer_matadata)) + "\\n" if display_layer_names else ""
+    head += record_text(layer.type)
+    return RecordLabel(f"{head}|{{input:|output:}}|{{{shapes(layer.inputs)}|"
+                       f"{shapes(layer.outputs)}}}")
+
+
+layer_node_formatters: dict[str, Callable[[Layer], dict[str, str]]] = {
+    "layer_type": layer_type_formatter,
+    "layer_precision_formatter": layer_precision_formatter,
+}
+
+layer_node_renderers: dict[str, Callable[..., str]] = {
+    "Minimal": layer_node_renderer_simple,
+    "Keras": layer_node_renderer_keras,
+    "Configurable": layer_node_configurable_renderer,
+}
+
+__all__ = [
+    "UNKNOWN_KEY_COLOR",
+    "LatencyHeatmapFormatter",
+    "html_table",
+    "latency_types",
+    "layer_latency_formatter",
+    "layer_node_configurable_renderer",
+    "layer_node_formatters",
+    "layer_node_highlighter",
+    "layer_node_renderer_keras",
+    "layer_node_renderer_simple",
+    "layer_node_renderers",
+    "layer_precision_formatter",
+    "layer_rows",
+    "layer_tooltip",
+    "layer_type_formatter",
+    "plan_latencies",
+    "region_precision_formatter",
+]

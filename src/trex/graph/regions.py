@@ -1,0 +1,269 @@
+"""Memory regions (TREx's model): which tensors become graph nodes and which edges connect them.
+
+A region is one named activation buffer. Each switch from reading it to writing it again starts a
+new *generation*; a region with several generations is unravelled into one node per generation,
+which removes the cycles in-place layers would otherwise create. Binding generations are
+*user* regions (the graph inputs and outputs); a generation with several writers or readers is
+*forked*.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from ..layer import Activation, Layer
+from ..profiles import strip_profile
+
+
+class PortDesc(NamedTuple):
+    """One input or output port of a layer (or region node); port is None for user regions."""
+
+    layer_name: str
+    port: int | None
+
+
+class Edge(NamedTuple):
+    """A data edge between two graph nodes (layer or memory node names; the flags tell which)."""
+
+    src: PortDesc
+    dst: PortDesc
+    tensor: Activation
+    region_gen: int
+    src_is_region: bool = False
+    dst_is_region: bool = False
+
+
+@dataclass
+class RegionGeneration:
+    """One consumable state of a memory region: who writes it, then who reads it."""
+
+    tensor: Activation
+    id: int
+    is_user: bool = False
+    is_forked: bool = False
+    writers: list[PortDesc] = field(default_factory=list)
+    readers: list[PortDesc] = field(default_factory=list)
+
+
+class Region:
+    """One activation buffer (or graph input/output) and its generations."""
+
+    __slots__ = ("name", "generations")
+
+    def __init__(self, name: str | None = None):
+        self.name: str | None = name
+        self.generations: list[RegionGeneration] = []
+
+    def add_generation(self, tensor: Activation) -> None:
+        self.name = self.name or tensor.name
+        self.generations.append(RegionGeneration(tensor, len(self.generations)))
+
+    def nb_generations(self) -> int:
+        return len(self.generations)
+
+    def _widen(self, tensor: Activation, gen_id: int) -> None:
+        # A generation is shown with its largest view (TREx: the biggest tensor wins).
+        if tensor.size_bytes > self.generations[gen_id].tensor.size_bytes:
+            self.generations[gen_id].tensor = tensor
+
+    def add_writer(self, gen_id: int, writer: PortDesc, tensor: Activation) -> None:
+        self.generations[gen_id].writers.append(writer)
+        self._widen(tensor, gen_id)
+
+    def add_reader(self, gen_id: int, reader: PortDesc, tensor: Activation) -> None:
+        self.generations[gen_id].readers.append(reader)
+        self._widen(tensor, gen_id)
+        if gen_id > 0:
+            self._widen(tensor, gen_id - 1)
+
+    def writers(self, gen_id: int | None = None) -> list[PortDesc]:
+        """Writers of one generation, or of all generations."""
+        if gen_id is not None:
+            return self.generations[gen_id].writers if 0 <= gen_id < len(self.generations) else []
+        return [w for g in self.generations for w in g.writers]
+
+    def readers(self, gen_id: int | None = None) -> list[PortDesc]:
+        """Readers of one generation, or of all generations."""
+        if gen_id is not None:
+            return self.generations[gen_id].readers if 0 <= gen_id < len(self.generations) else []
+        return [r for g in self.generations for r in g.readers]
+
+    def is_placeholder(self) -> bool:
+        return len(self.generations) > 1
+
+    def __repr__(self) -> str:
+        return f"Region({self.name!r}, generations={len(self.generations)})"
+
+
+def binding_checker(plan: Any) -> Any:
+    """A predicate telling binding tensors, with or without their `` [profile N]`` suffix."""
+    bindings = set(plan.bindings)
+    stripped = {strip_profile(b) for b in bindings}
+
+    def is_binding(name: str) -> bool:
+        return name in bindings or ("[profile " in name and strip_profile(name) in stripped)
+
+    return is_binding
+
+
+def regions_factory(plan: Any) -> list[Region]:
+    """The regions of a plan's layers, in order of first use (linear in tensor uses)."""
+    is_binding_name = binding_checker(plan)
+    story: dict[str, list[tuple[str, int, bool, Activation]]] = {}
+    for layer in plan.layers:
+        for port, tensor in enumerate(layer.inputs):
+            story.setdefault(tensor.name, []).append((layer.name, port, False, tensor))
+        for port, tensor in enumerate(layer.outputs):
+            story.setdefault(tensor.name, []).append((layer.name, port, True, tensor))
+
+    regions: list[Region] = []
+    for name, events in story.items():
+        region = Region(name)
+        gen = -1
+        previous: bool | None = None
+        for layer_name, port, is_write, tensor in events:
+            if is_write != previous and (is_write or previous is None):
+                gen += 1
+                region.add_generation(tensor)
+            if is_write:
+                region.add_writer(gen, PortDesc(layer_name, port), tensor)
+            else:
+                region.add_reader(gen, PortDesc(layer_name, port), tensor)
+            previous = is_write
+        is_binding = is_binding_name(name)
+        last = len(region.generations) - 1
+        for generation in region.generations:
+            nw, nr = len(generation.writers), len(generation.readers)
+            # A binding's last generation is always shown; earlier ones only at the graph's edge.
+            generation.is_user = is_binding and (generation.id == last or nw == 0 or nr == 0)
+            generation.is_forked = nw > 1 or nr > 1
+        regions.append(region)
+    return regions
+
+
+def memory_node_name(region: Region, generation: RegionGeneration) -> str:
+    """TREx's node name: the binding name for user regions, ``name.gen`` otherwise."""
+    return region.name if generation.is_user else f"{region.name}.{generation.id}"
+
+
+class LayerNode:
+    """A graph node representing an engine layer."""
+
+    __slots__ = ("layer",)
+
+    def __init__(self, layer: Layer):
+        self.layer = layer
+
+
+class MemoryNode(NamedTuple):
+    """A displayed region generation: an activation buffer, or a graph input/output."""
+
+    name: str
+    tensor: Activation
+    region_gen: int
+    is_user: bool
+
+
+class PlanGraph:
+    """A plan as layer nodes, memory nodes and edges; regions not shown as nodes (see
+    :meth:`should_include_region`) become direct layer-to-layer edges."""
+
+    def __init__(self, plan: Any, include_regions: bool = False, include_constants: bool = False,
+                 include_forking_regions: bool = False):
+        self.include_regions = include_regions
+        self.include_constants = include_constants
+        self.include_forking_regions = include_forking_regions
+        self.regions = regions_factory(plan)
+        self._edges_list: list[Edge] = []
+        self._layer_nodes = [LayerNode(layer) for layer in plan.all_layers]
+        self._memory_nodes: list[MemoryNode] = []
+        self._add_memory_nodes(plan)
+        self._add_inter_region_edges()
+
+    @property
+    def edges_list(self) -> list[Edge]:
+        return self._edges_list
+
+    @property
+    def layer_nodes(self) -> list[LayerNode]:
+        return self._layer_nodes
+
+    @property
+    def memory_nodes(self) -> list[MemoryNode]:
+        return self._memory_nodes
+
+    def _add_memory_nodes(self, plan: Any) -> None:
+        is_binding = binding_checker(plan)
+        producers = {c.outputs[0].name: c for c in plan.constants if c.outputs}
+        for region in self.regions:
+            is_constant = region.name in producers
+            # Tensors nobody writes that are not graph inputs: Myelin's embedded constants.
+            is_myelin_const = not is_binding(region.name) and not any(
+                g.writers for g in region.generations)
+            if (is_constant or is_myelin_const) and not self.include_constants:
+                continue
+            for generation in region.generations:
+                if not self.should_include_region(region, generation, is_constant):
+                    self._add_region_bypass_edges(generation)
+                elif is_constant:
+                    self._add_constant_node(region, generation, producers[region.name])
+                else:
+                    self._add_memory_node(region, generation)
+
+    def _add_constant_node(self, region: Region, generation: RegionGeneration,
+                           constant: Layer) -> None:
+        name = memory_node_name(region, generation)
+        if self.include_regions:
+            self._edges_list.append(Edge(PortDesc(constant.name, 0), PortDesc(name, 0),
+                                         generation.tensor, generation.id, False, True))
+            self._add_egress_edges(region, generation)
+            self._memory_nodes.append(
+                MemoryNode(name, generation.tensor, generation.id, generation.is_user))
+        else:
+            self._connect_writer_to_all_readers(PortDesc(constant.name, 0), generation, False)
+
+    def _add_memory_node(self, region: Region, generation: RegionGeneration) -> None:
+        name = memory_node_name(region, generation)
+        self._memory_nodes.append(
+            MemoryNode(name, generation.tensor, generation.id, generation.is_user))
+        port = None if generation.is_user else 0
+        for writer in generation.writers:
+            self._edges_list.append(Edge(PortDesc(writer.layer_name, writer.port),
+                                         PortDesc(name, port), generation.tensor, generation.id,
+                                         False, True))
+        self._add_egress_edges(region, generation)
+
+    def _add_region_bypass_edges(self, generation: RegionGeneration) -> None:
+        for writer in generation.writers:
+            port = None if generation.is_user else writer.port
+            self._connect_writer_to_all_readers(PortDesc(writer.layer_name, port), generation,
+                                                False)
+
+    def _add_egress_edges(self, region: Region, generation: RegionGeneration) -> None:
+        port = None if generation.is_user else 0
+        self._connect_writer_to_all_readers(
+            PortDesc(memory_node_name(region, generation), port), generation, True)
+
+    def _connect_writer_to_all_readers(self, writer: PortDesc, generation: RegionGeneration,
+                                       from_region: bool) -> None:
+        for reader in generation.readers:
+            self._edges_list.append(Edge(writer, PortDesc(reader.layer_name, reader.port),
+                                         generation.tensor, generation.id, from_region, False))
+
+    def _add_inter_region_edges(self) -> None:
+        """Edges from each generation of a multi-generation region to the next."""
+        for region in self.regions:
+            gens = region.generations
+            for prev, curr in zip(gens, gens[1:]):
+                self._edges_list.append(Edge(PortDesc(memory_node_name(region, prev), 0),
+                                             PortDesc(memory_node_name(region, curr), 0),
+                                             curr.tensor, curr.id, True, True))
+
+    def should_include_region(self, region: Region, generation: RegionGeneration,
+                              is_constant: bool) -> bool:
+        """TREx's rule for showing one region generation as a node."""
+        is_forked = self.include_forking_regions and generation.is_forked
+        include = (self.include_regions or generation.is_user or region.nb_generations() > 1
+                   or is_forked)
+        return (self.include_constants and is_constant) or (not is_constant and include)

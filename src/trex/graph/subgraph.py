@@ -1,0 +1,189 @@
+"""Subgraphs of big engines: ``beam`` (a neighbourhood) and ``query`` (regex matches).
+
+Both work on the plan model (layers and their tensors) and return a :class:`SubPlan`, which every
+drawing function accepts like a whole plan; tensors cut by the selection become its inputs and
+outputs, and the centre or the matches are highlighted.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import deque
+from typing import Any
+
+from ..errors import TrexError
+from ..layer import Layer
+from .formatters import metadata_text
+from .regions import binding_checker
+
+SYNC_TYPES = ("signal", "wait")
+
+
+class GraphQueryError(TrexError, LookupError):
+    """A beam centre or query that does not name anything in the plan."""
+
+
+class SubPlan:
+    """A selection of a plan's layers that draws like a plan (duck-types EnginePlan's graph API)."""
+
+    def __init__(self, plan: Any, names: set[str], highlighted: set[str], title: str):
+        self.parent = plan
+        self.name = title
+        self.detailed = getattr(plan, "detailed", True)
+        self.highlighted = set(highlighted)
+        constant_of = {c.outputs[0].name: c.name for c in plan.constants if c.outputs}
+        selected = set(names)
+        for layer in plan.all_layers:  # the Constants feeding the selection come with it
+            if layer.name in names:
+                selected.update(constant_of[t.name] for t in layer.inputs if t.name in constant_of)
+        self.all_layers: list[Layer] = [layer for layer in plan.all_layers if layer.name in selected]
+        self.constants = [layer for layer in self.all_layers if layer.type == "Constant"]
+        self.sync_layers = [layer for layer in self.all_layers if layer.type in SYNC_TYPES]
+        self.layers = [layer for layer in self.all_layers
+                       if layer.type != "Constant" and layer.type not in SYNC_TYPES]
+        self.bindings = _boundary(plan, self.all_layers, set(constant_of))
+        df = plan.df
+        self.df = df[df["Name"].isin({layer.name for layer in self.layers})] if len(df) else df
+
+    def get_bindings(self) -> tuple[list[Any], list[Any]]:
+        """(inputs, outputs) of the selection as Activations."""
+        names = set(self.bindings)
+        produced = {t.name for layer in self.layers for t in layer.outputs}
+        inputs = {t.name: t for layer in self.layers for t in layer.inputs
+                  if t.name in names and t.name not in produced}
+        outputs = {t.name: t for layer in self.layers for t in layer.outputs if t.name in names}
+        return list(inputs.values()), list(outputs.values())
+
+    def __len__(self) -> int:
+        return len(self.layers)
+
+    def __repr__(self) -> str:
+        return f"SubPlan({self.name!r}, layers={len(self.layers)})"
+
+
+def _boundary(plan: Any, layers: list[Layer], constants: set[str]) -> list[str]:
+    """The plan's bindings inside the selection plus every tensor the selection cuts."""
+    inside = {layer.name for layer in layers}
+    produced_inside = {t.name for layer in layers for t in layer.outputs}
+    consumed_outside: set[str] = set()
+    for layer in plan.all_layers:
+        if layer.name not in inside:
+            consumed_outside.update(t.name for t in layer.inputs)
+    is_binding = binding_checker(plan)
+    result: dict[str, None] = {}
+    for layer in layers:
+        for t in layer.inputs:
+            if is_binding(t.name) or (t.name not in produced_inside and t.name not in constants):
+                result[t.name] = None
+        for t in layer.outputs:
+            if is_binding(t.name) or t.name in consumed_outside:
+                result[t.name] = None
+    return list(result)
+
+
+def _adjacency(plan: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Successors and predecessors of each layer through tensors (execution order if none)."""
+    layers = plan.all_layers
+    succ: dict[str, list[str]] = {layer.name: [] for layer in layers}
+    pred: dict[str, list[str]] = {layer.name: [] for layer in layers}
+    if not getattr(plan, "detailed", True) or not any(layer.inputs or layer.outputs
+                                                       for layer in layers):
+        for a, b in zip(layers, layers[1:]):
+            succ[a.name].append(b.name)
+            pred[b.name].append(a.name)
+        return succ, pred
+    writers: dict[str, list[str]] = {}
+    for layer in layers:
+        for t in layer.outputs:
+            writers.setdefault(t.name, []).append(layer.name)
+    for layer in layers:
+        for t in layer.inputs:
+            for w in writers.get(t.name, ()):
+                if w != layer.name:
+                    succ[w].append(layer.name)
+                    pred[layer.name].append(w)
+    return succ, pred
+
+
+def _reach(start: str, adj: dict[str, list[str]], radius: int) -> set[str]:
+    seen = {start}
+    frontier = deque([(start, 0)])
+    while frontier:
+        name, dist = frontier.popleft()
+        if dist == radius:
+            continue
+        for nxt in adj.get(name, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                frontier.append((nxt, dist + 1))
+    return seen
+
+
+def resolve_layer(plan: Any, layer: str | int | Layer) -> str:
+    """A layer name from a name, a unique name fragment, a ``plan.df`` index or a Layer."""
+    if isinstance(layer, Layer):
+        return layer.name
+    names = [x.name for x in plan.all_layers]
+    if isinstance(layer, int):
+        df_names = plan.df["Name"].tolist()
+        if not -len(df_names) <= layer < len(df_names):
+            raise GraphQueryError(f"layer index {layer} is out of range (0..{len(df_names) - 1})")
+        return df_names[layer]
+    if layer in set(names):
+        return layer
+    # One of the fused parts of a name ("a + b"), or one of its ONNX metadata names.
+    parts = [x.name for x in plan.all_layers
+             if layer in (p.strip() for p in x.name.split("+"))
+             or layer in (x.metadata if isinstance(x.metadata, (list, tuple)) else ())]
+    if len(parts) == 1:
+        return parts[0]
+    partial = parts or [n for n in names if layer in n]
+    if len(partial) == 1:
+        return partial[0]
+    if partial:
+        sample = ", ".join(repr(n) for n in partial[:3])
+        raise GraphQueryError(f"{len(partial)} layers contain {layer!r} (e.g. {sample}); "
+                              "give the full name")
+    close = difflib.get_close_matches(layer, names, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(repr(n) for n in close)}?" if close else ""
+    raise GraphQueryError(f"no layer named {layer!r}{hint}")
+
+
+def beam(plan: Any, layer: str | int | Layer, radius: int = 1) -> SubPlan:
+    """The layers within ``radius`` hops downstream or upstream of ``layer``, centre highlighted."""
+    if radius < 0:
+        raise GraphQueryError(f"beam radius must be >= 0, not {radius}")
+    center = resolve_layer(plan, layer)
+    succ, pred = _adjacency(plan)
+    names = _reach(center, succ, radius) | _reach(center, pred, radius)
+    return SubPlan(plan, names, {center}, f"{plan.name} beam {center} r={radius}")
+
+
+def layer_search_text(layer: Layer) -> list[str]:
+    """The strings ``query`` matches: name, metadata, type and ``key:value`` attributes."""
+    fields = [layer.name, layer.type]
+    meta = metadata_text(layer)
+    if meta:
+        fields.append(meta)
+    for key, value in layer.raw_dict.items():
+        if key not in ("Inputs", "Outputs", "Name"):
+            fields.append(f"{key}:{value}")
+    return fields
+
+
+def query(plan: Any, pattern: str | re.Pattern, radius: int = 1) -> SubPlan:
+    """Layers whose name, metadata or attributes match ``pattern`` (``re.search``), highlighted,
+    plus their neighbours within ``radius`` hops (TREx's ``--query`` uses 1)."""
+    try:
+        regex = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern)
+    except re.error as exc:
+        raise GraphQueryError(f"bad regular expression {pattern!r}: {exc}") from exc
+    matches = {layer.name for layer in plan.all_layers
+               if any(regex.search(text) for text in layer_search_text(layer))}
+    names = set(matches)
+    if radius > 0 and matches:
+        succ, pred = _adjacency(plan)
+        for name in matches:
+            names |= _reach(name, succ, radius) | _reach(name, pred, radius)
+    return SubPlan(plan, names, matches, f"{plan.name} query {regex.pattern}")
