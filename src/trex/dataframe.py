@@ -78,7 +78,9 @@ def layers_dataframe(
     df = pd.DataFrame(columns) if n else pd.DataFrame(columns={c: [] for c in _empty_columns()})
     for col in _INT_COLUMNS:
         if col in df.columns:
-            df[col] = pd.to_numeric(df[col], errors="coerce").fillna(0).astype("int64")
+            values = pd.to_numeric(df[col], errors="coerce")
+            values = values.where(values.abs() < 2**63, 0)  # inf or out of range: as missing
+            df[col] = values.fillna(0).astype("int64")
     for col in ("total_io_size_bytes", "weights_size", "bias_size", "total_footprint_bytes"):
         df[col] = df[col].astype("int64")
     for col in LATENCY_COLUMNS:

@@ -96,7 +96,7 @@ class EnginePlan:
         self.profile_runs = 0
         run = self._read_profile(profiling_file, profile_run) if profiling_file else None
         latencies = self._join_profile(run, raw_layers) if run else None
-        if run is None and detect.PROFILE != "":
+        if run is None:  # as TREx: no profile means zero latencies, not missing ones
             latencies = [(0.0, 0.0, 0.0, 0.0)] * len(self.layers)
 
         self._df = layers_dataframe(self.layers, latencies or [])
@@ -189,8 +189,6 @@ class EnginePlan:
             name for name, queue in rows.items() for _ in queue
             if name not in ignored and (profile_of_name(name) or 0) == other_profiles
         ]
-        if not self.detailed and not any(lat for lat in latencies):
-            unprofiled = unprofiled[:]
         self._warn_all(validation.check_profile_join(
             unmatched, unprofiled, len(run.records), len(self.layers)))
         self._warn_all(validation.check_percentages([r.percentage for r in run.records]))
@@ -241,7 +239,7 @@ class EnginePlan:
     @property
     def stream_count(self) -> int:
         """Number of CUDA streams the layers run on (auxiliary streams: StreamId > 0)."""
-        ids = {layer.raw_dict.get("StreamId", 0) for layer in self.layers}
+        ids = {repr(layer.raw_dict.get("StreamId", 0)) for layer in self.layers}  # any JSON value
         return max(1, len(ids))
 
     def get_layers_by_type(self, layer_type: str) -> pd.DataFrame:
@@ -378,5 +376,8 @@ def _infer_bindings(layers: list[Layer]) -> list[str]:
 def _median_gpu_time(summary: dict[str, Any]) -> float | None:
     value = summary.get("GPU Compute Time")
     if isinstance(value, list) and len(value) >= 4:
-        return float(value[3])
+        try:
+            return float(value[3])
+        except (TypeError, ValueError, OverflowError):  # a corrupt metadata file
+            return None
     return None

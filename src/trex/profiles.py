@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-PROFILE_RE = re.compile(r" ?\[profile (\d+)\]")
+PROFILE_RE = re.compile(r" ?\[profile (\d{1,9})\]")
 
 
 def profile_of_name(name: str) -> int | None:

@@ -44,7 +44,8 @@ _DTYPE_PARTS = [(re.compile(f"^(?:{p})$"), prec, bits, short) for p, prec, bits,
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16, "thirty-two": 32, "sixty-four": 64,
 }
-_VECTORIZED_RE = re.compile(r"([A-Za-z-]+)\s+wide channel vectori[sz]ed", re.IGNORECASE)
+_VECTORIZED_RE = re.compile(r"(?<![A-Za-z-])([A-Za-z-]+)\s+wide channel vectori[sz]ed",
+                            re.IGNORECASE)
 _CHANNEL_MOD_RE = re.compile(r"channel\s*(?:%|==)\s*(\d+)", re.IGNORECASE)
 _ENUM_RE = re.compile(r"\(k([A-Z0-9_]+)\)")
 _ENUM_LAYOUT_RE = re.compile(r"^(DLA_)?(LINEAR|CHW|HWC|DHWC|CDHW|HW)(\d*)$")
@@ -141,7 +142,8 @@ def tensor_size_bytes(shape: list[int], fmt: TensorFormat) -> int:
     negative.
     """
     dims = padded_shape(shape, fmt)
-    return int(math.ceil(math.prod(dims) * fmt.bits / 8))
+    # Integer arithmetic: a corrupt file's huge dimensions must not overflow a float.
+    return -(-math.prod(dims) * int(fmt.bits) // 8)
 
 
 @lru_cache(maxsize=256)

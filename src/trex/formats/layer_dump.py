@@ -62,7 +62,7 @@ def parse_layer_line(line: str) -> dict[str, Any] | None:
     """Parse one ``Name: ..., LayerType: ...`` line into a raw layer dict (None if malformed)."""
     try:
         fields, _ = _parse_fields(line, 0, closing=None)
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):  # RecursionError: nested "Inputs: [ {"
         return None
     if "Name" not in fields or "LayerType" not in fields:
         return None
@@ -120,7 +120,7 @@ def _bracketed_value(text: str, pos: int) -> tuple[Any, int] | None:
     try:
         end = _matching_bracket(text, pos)
         value = json.loads(text[pos : end + 1], strict=False)
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):
         return None
     if not re.match(r"\s*(?:,|\}|$)", text[end + 1 :]):
         return None

@@ -55,7 +55,9 @@ def layer_info_from_json(doc: Any, source: str = "") -> LayerInfo:
     if isinstance(doc, list):
         raw_layers, bindings = doc, []
     else:
-        raw_layers = doc.get("Layers") or []
+        raw_layers = doc.get("Layers")
+        if not isinstance(raw_layers, list):  # a TensorRT 11 file may lack Layers
+            raw_layers = []
         bindings = doc.get("Bindings")
         io = doc.get("I/O Tensors")
         if isinstance(io, list):
@@ -156,5 +158,5 @@ def clean_name(name: str) -> str:
 def _to_int(value: Any) -> int:
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # None, "abc", NaN, inf
         return -1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from typing import Any
@@ -61,7 +62,7 @@ def device_from_attributes(attrs: dict[str, Any]) -> DeviceInfo:
     """DeviceInfo from CUDA device attributes (``*.metadata.json`` of TREx's examples)."""
     cc = attrs.get("ComputeCapability")
     capability = None
-    if isinstance(cc, list) and len(cc) >= 2:
+    if isinstance(cc, list) and len(cc) >= 2 and all(type(v) is int and 0 <= v < 1000 for v in cc[:2]):
         capability = float(f"{cc[0]}.{cc[1]}")
     clock_khz = _num(attrs.get("CLOCK_RATE"))
     mem_clock_khz = _num(attrs.get("MEMORY_CLOCK_RATE"))
@@ -112,20 +113,24 @@ def device_from_information(info: dict[str, Any]) -> DeviceInfo | None:
 def bytes_with_unit(value: Any) -> int | None:
     """``"24217 MiB"`` -> bytes; numbers are taken as bytes."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return int(value)
-    match = re.match(r"\s*([\d.]+)\s*([KMG]i?B|B)\b", str(value or ""))
+        number = _num(value)
+        return int(number) if number is not None else None
+    match = re.match(r"\s*(\d+(?:\.\d*)?)\s*([KMG]i?B|B)\b", str(value or ""))
     if not match:
         return None
-    return int(float(match.group(1)) * _UNITS[match.group(2)])
+    number = _num(float(match.group(1)) * _UNITS[match.group(2)])
+    return int(number) if number is not None else None
 
 
 def _num(value: Any) -> float | None:
+    """A finite number from a number or the start of a string, else None (NaN, inf, "abc")."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    match = re.match(r"\s*(-?[\d.]+)", str(value or ""))
+    if not isinstance(value, (int, float)):
+        match = re.match(r"\s*(-?[\d.]+)", str(value or ""))
+        value = match.group(1) if match else None
     try:
-        return float(match.group(1)) if match else None
-    except ValueError:
+        number = float(value) if value is not None else None
+    except (ValueError, OverflowError):  # "1.2.3", an integer beyond float range
         return None
+    return number if number is not None and math.isfinite(number) else None

@@ -63,7 +63,7 @@ def _records_run(doc: list[Any], source: str, warnings: list[str]) -> ProfileRun
             continue
         if "count" in item and "name" not in item:
             count = _number(item.get("count"))
-            count = int(count) if count is not None else None
+            count = int(count) if count is not None and math.isfinite(count) and count >= 0 else None
             continue
         name = item.get("name")
         time_ms = _number(item.get("timeMs"))
@@ -112,13 +112,9 @@ def _trace_run(doc: list[Any], source: str) -> ProfileRun:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
-    if isinstance(value, (int, float)):
+    try:
         return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
+    except (ValueError, OverflowError):  # "abc", an integer beyond float range
+        return None

@@ -38,9 +38,17 @@ def timings_from_json(docs: list[Any], source: str = "") -> Timings:
     for index, doc in enumerate(docs):
         if not is_timings_json(doc):
             raise InputError(source, f"document {index + 1} is not a list of timing records")
-        runs.append([
-            {k: float(v) for k, v in rec.items() if isinstance(v, (int, float))
-             and not isinstance(v, bool)}
-            for rec in doc if isinstance(rec, dict)
-        ])
+        runs.append([_numbers(rec) for rec in doc if isinstance(rec, dict)])
     return Timings(runs, source)
+
+
+def _numbers(record: dict[str, Any]) -> dict[str, float]:
+    """The record's numeric fields as floats (integers beyond float range are dropped)."""
+    out = {}
+    for key, value in record.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            try:
+                out[key] = float(value)
+            except OverflowError:
+                continue
+    return out

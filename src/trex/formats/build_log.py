@@ -1,0 +1,645 @@
+"""Reader of verbose TensorRT build logs (8.x-10.x): autotuning, fusions, memory, engine layers.
+
+One pass over the lines records every tactic timed (or taken from the timing cache) per layer and
+format combination, the runner each combination chose, the graph fusions, ``[MemUsageChange]``
+lines, per-pass memory totals and the ``Engine Layer Information`` list that verbose builds print.
+TensorRT 10 may build several passes (``backend strategy``); each record names its pass. Options,
+device and version come from :mod:`trex.formats.trtexec_log`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+from .jsonio import read_text
+from .records import LayerInfo, Metadata
+
+__all__ = [
+    "BuildLog", "BuildPass", "EngineLayer", "EngineTensor", "FusionStep", "MemoryChange",
+    "MyelinTactic", "RunnerChoice", "RunnerResult", "TacticTiming", "engine_layer_info",
+    "looks_like_build_log", "parse_build_log", "read_build_log", "read_engine_layers",
+]
+
+_PREFIX = re.compile(r"(?:\[\d[\d/:.\- T]*\]\s*)?\[(?P<sev>[IWEVF])\](?P<trt> \[TRT\])?(?: |$)")
+_TACTIC = r"(?:0x[0-9a-fA-F]+|-?\d+)"
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:inf|nan)"
+_TACTIC_LINE = re.compile(rf"(?:Tactic Name: (?P<name>\S+) )?Tactic: (?P<tactic>{_TACTIC})"
+                          rf"(?: Time: (?P<time>{_NUM})| skipped\.(?P<why>.*))")
+_RUNNER = re.compile(r"(?P<layer>.*) \((?P<runner>[A-Za-z_][A-Za-z0-9_]*)"
+                     r"(?:\[(?P<id>0x[0-9a-fA-F]+)\])?\)$")
+_COMPLETED = re.compile(rf" profiling completed in (?P<s>{_NUM}) seconds\. Fastest Tactic: "
+                        rf"(?P<tactic>{_TACTIC}) Time: (?P<time>{_NUM})")
+_CACHED = re.compile(rf"(?P<runner>[^,]+), tactic (?P<tactic>{_TACTIC}), (?P<time>{_NUM}) ms")
+_CHOSE = re.compile(rf"Chose Runner Type: (?P<runner>\S+) Tactic: (?P<tactic>{_TACTIC})")
+_MEM_CHANGE = re.compile(r"\[MemUsageChange\] (?P<event>.*?): CPU (?P<cpu>[-+]\d+), GPU (?P<gpu>[-+]\d+)"
+                         r", now: CPU (?P<cpu_now>\d+), GPU (?P<gpu_now>\d+) \(MiB\)")
+_FUSING = re.compile(r"(?P<rule>[A-Za-z0-9_]+): Fusing (?P<rest>.+)$")
+_AFTER = re.compile(r"After (?P<step>[A-Za-z][A-Za-z -]*): (?P<n>\d+) layers$")
+_SECONDS = re.compile(rf"(?P<num>{_NUM}) sec")
+_STRATEGY = re.compile(r"backend strategy ?(?P<n>\d+)")
+_ESTIMATE = re.compile(rf"estimated inference time \((?P<t>{_NUM})\)")
+_LAYER_MEM = re.compile(r"Layer: (?P<layer>.*) Host Persistent: (?P<host>\d+)(?: bytes)? Device Persistent: "
+                        r"(?P<device>\d+)(?: bytes)? Scratch Memory: (?P<scratch>\d+)")
+_TOTALS = ("Total Host Persistent Memory", "Total Device Persistent Memory", "Total Scratch Memory",
+           "Max Scratch Memory", "Total Activation Memory", "Total Weights Memory")
+_ENGINE_LAYER = re.compile(r"Layer\((?P<type>[^)]*)\): (?P<rest>.*)$")
+_TENSOR_DESC = re.compile(r" \((?P<dtype>[A-Za-z][A-Za-z0-9]*)\[(?P<dims>[-\d,: ]*)\]\)(?:, |$)")
+_COMBO_TENSOR = re.compile(r"(?P<dtype>[A-Za-z][A-Za-z0-9]*)\((?P<strides>[^)]*)\)")
+_MYELIN_ROW = re.compile(rf"\s*(?P<id>\d+), (?P<cost>{_NUM}), (?P<ratio>{_NUM}), (?P<corr>{_NUM}), "
+                         r"(?P<kernel>[^,]*), (?P<hash>[^,]*)")
+_NO_TACTIC = "0xd15ea5edd15ea5ed"  # TensorRT's "no valid tactic" sentinel
+_SNIFF = re.compile(r"Computing costs for |Engine Layer Information|\[MemUsageChange\]|: Fusing ")
+
+# LayerType printed in ``Layer(...)`` -> TREx's ParameterType (as in --exportLayerInfo JSON).
+_PARAMETER_TYPES = (("Deconvolution", "Deconvolution"), ("ConvActPool", "ConvActPool"),
+                    ("Convolution", "Convolution"), ("Pooling", "Pooling"), ("SoftMax", "SoftMax"),
+                    ("Reformat", "Reformat"))
+
+
+@dataclass
+class TacticTiming:
+    """One tactic as the autotuner saw it: timed, taken from the timing cache, or skipped."""
+
+    build_pass: int
+    layer: str
+    combination: str
+    runner: str
+    tactic: str
+    time_ms: float  # inf: failed; nan: skipped
+    status: str = "timed"  # timed | cached | skipped
+    tactic_name: str | None = None
+    runner_id: str | None = None
+    profile: int | None = None
+    reformat: bool = False
+
+
+@dataclass
+class RunnerResult:
+    """A ``profiling completed`` line: one runner on one format combination."""
+
+    build_pass: int
+    layer: str
+    combination: str
+    runner: str
+    seconds: float
+    fastest_tactic: str | None
+    fastest_ms: float
+    runner_id: str | None = None
+    reformat: bool = False
+
+
+@dataclass
+class RunnerChoice:
+    """``Chose Runner Type``: the runner and tactic kept for one layer and format combination."""
+
+    build_pass: int
+    layer: str
+    combination: str
+    runner: str
+    tactic: str
+
+
+@dataclass
+class FusionStep:
+    """A graph optimisation: ``kind`` is ``fuse`` (``first`` with ``second``) or ``remove``."""
+
+    build_pass: int
+    kind: str
+    rule: str
+    first: str
+    second: str = ""
+
+    @property
+    def result(self) -> str:
+        """The fused layer's name as TensorRT forms it (``A + B``)."""
+        return f"{self.first} + {self.second}" if self.kind == "fuse" else ""
+
+
+@dataclass
+class MemoryChange:
+    """A ``[MemUsageChange]`` line, MiB."""
+
+    build_pass: int | None
+    event: str
+    cpu_delta_mib: int
+    gpu_delta_mib: int
+    cpu_mib: int
+    gpu_mib: int
+    line: int = 0
+
+
+@dataclass
+class MyelinTactic:
+    """A row of a Myelin (``foreignNode``) sorted table of evaluated tactics."""
+
+    build_pass: int
+    layer: str
+    op: str
+    tactic_id: int
+    cost_ms: float
+    ratio: float
+    kernel: str
+    tactic_hash: str
+
+
+@dataclass
+class BuildPass:
+    """One builder pass (TensorRT 10 tries several ``backend strategies``, keeps one)."""
+
+    index: int
+    strategy: int | None = None
+    chosen: bool | None = None
+    estimated_ms: float | None = None
+    layer_counts: dict[str, int] = field(default_factory=dict)
+    graph_optimization_s: float | None = None
+    tactic_selection_s: float | None = None
+    generation_s: float | None = None
+    memory: dict[str, int] = field(default_factory=dict)
+    layer_memory: list[dict[str, Any]] = field(default_factory=list)
+    streams: int | None = None
+    aux_streams: int | None = None
+    reformats_added: list[str] = field(default_factory=list)
+
+
+@dataclass
+class EngineTensor:
+    """A tensor of an ``Engine Layer Information`` line: ``name (Int8[1,32:32,56,56])``."""
+
+    name: str
+    dtype: str
+    dims: list[int]
+    vector: int = 1  # channel vector width (``32:32`` -> 32)
+    vector_axis: int | None = None
+
+
+@dataclass
+class EngineLayer:
+    """One ``Layer(Type): name, Tactic: 0x..., inputs -> outputs`` line."""
+
+    name: str
+    type: str
+    tactic: str | None
+    inputs: list[EngineTensor]
+    outputs: list[EngineTensor]
+
+
+@dataclass
+class BuildLog:
+    """Everything read from one verbose build log; ``warnings`` lists this reader's findings."""
+
+    source: str = ""
+    version: str | None = None
+    command: str | None = None
+    metadata: Metadata = field(default_factory=Metadata)
+    passes: list[BuildPass] = field(default_factory=list)
+    tactics: list[TacticTiming] = field(default_factory=list)
+    runners: list[RunnerResult] = field(default_factory=list)
+    choices: list[RunnerChoice] = field(default_factory=list)
+    fusions: list[FusionStep] = field(default_factory=list)
+    memory: list[MemoryChange] = field(default_factory=list)
+    myelin: list[MyelinTactic] = field(default_factory=list)
+    foreign_nodes: dict[str, list[str]] = field(default_factory=dict)
+    engine_layers: list[EngineLayer] = field(default_factory=list)
+    autotuned: list[tuple[int, str]] = field(default_factory=list)  # (pass, layer) in order
+    combinations: list[tuple[int, str, str]] = field(default_factory=list)  # (pass, layer, combo)
+    engine_built_s: float | None = None
+    engine_size_mib: float | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def chosen_pass(self) -> int | None:
+        """Index of the pass whose engine was kept (the last one marked chosen, else the last)."""
+        chosen = [p.index for p in self.passes if p.chosen]
+        if chosen:
+            return chosen[-1]
+        return self.passes[-1].index if self.passes else None
+
+
+def looks_like_build_log(text: str) -> bool:
+    """True if the text holds verbose builder output (autotuning, fusions or the layer list)."""
+    return _SNIFF.search(text) is not None
+
+
+def read_build_log(path: str | os.PathLike) -> BuildLog:
+    """Read and parse a build log; InputError names the file if it holds no build records."""
+    source = os.fspath(path)
+    text = read_text(path)
+    log = parse_build_log(text, source)
+    if not (log.tactics or log.engine_layers or log.fusions or log.memory or log.passes):
+        raise InputError(source, "no TensorRT build records (expected a trtexec --verbose build "
+                                 "log: 'Computing costs for', 'Engine Layer Information')")
+    return log
+
+
+def read_engine_layers(path: str | os.PathLike) -> LayerInfo:
+    """Layer information from the ``Engine Layer Information`` list of a log."""
+    source = os.fspath(path)
+    log = parse_build_log(read_text(path), source)
+    if not log.engine_layers:
+        raise InputError(source, "no layer information (no --exportLayerInfo JSON content and no "
+                                 "'Layer(Type): name, Tactic: ...' lines)")
+    return engine_layer_info(log)
+
+
+def parse_build_log(text: str, source: str = "") -> BuildLog:
+    """Parse the text of a build log; unknown lines are skipped."""
+    if not isinstance(text, str):
+        raise InputError(source or None, f"expected log text, got {type(text).__name__}")
+    from .trtexec_log import parse_trtexec_log
+
+    parser = _Parser(str(source))
+    for number, line in enumerate(text.split("\n"), 1):
+        parser.feed(line[:-1] if line.endswith("\r") else line, number)
+    log = parser.finish()
+    info = parse_trtexec_log(text, source)
+    log.version, log.command, log.metadata = info.version, info.command, info.metadata
+    return log
+
+
+def engine_layer_info(log: BuildLog) -> LayerInfo:
+    """The engine layers of a build log as TREx raw layer dicts (tactic names from autotuning)."""
+    names = _tactic_names(log)
+    layers = []
+    for layer in log.engine_layers:
+        raw: dict[str, Any] = {
+            "Name": layer.name,
+            "LayerType": layer.type,
+            "Inputs": [_tensor_dict(t) for t in layer.inputs],
+            "Outputs": [_tensor_dict(t) for t in layer.outputs],
+        }
+        for marker, ptype in _PARAMETER_TYPES:
+            if marker in layer.type:
+                raw["ParameterType"] = ptype
+                break
+        if layer.tactic is not None:
+            raw["TacticValue"] = layer.tactic
+            name = names.get((layer.name, layer.tactic))
+            if name:
+                raw["TacticName"] = name
+        members = log.foreign_nodes.get(layer.name)
+        if members:
+            raw["Metadata"] = "\x1e".join(f"[ONNX Layer: {m}]" for m in members)
+        layers.append(raw)
+    warnings = ["layer information read from the log's 'Engine Layer Information' list: no "
+                "weights, parameters or bindings; tensor layouts inferred from vector widths"]
+    return LayerInfo(layers, [], detailed=True, source=log.source, warnings=warnings)
+
+
+def combination_signature(combination: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """``Int8(1,2:32,3,4) -> Float(...)`` -> ([("Int8", 32)], [("Float", 1)])."""
+    left, _, right = combination.partition(" -> ")
+
+    def side(text: str) -> list[tuple[str, int]]:
+        out = []
+        for match in _COMBO_TENSOR.finditer(text):
+            vector = 1
+            for stride in match["strides"].split(","):
+                if ":" in stride:
+                    vector = _int(stride.split(":", 1)[1], 1)
+            out.append((match["dtype"], vector))
+        return out
+
+    return side(left), side(right)
+
+
+def _tensor_dict(tensor: EngineTensor) -> dict[str, Any]:
+    dtype = tensor.dtype
+    if tensor.vector > 1:
+        # The log prints only the vector width: Half x8 is HWC8, the rest CHW<width>.
+        layout = "HWC8" if tensor.vector == 8 and dtype in ("Half", "BFloat16") else f"CHW{tensor.vector}"
+        fmt = f"{dtype} (k{layout})"
+    else:
+        fmt = f"Row major linear {dtype} format" if len(tensor.dims) >= 3 else dtype
+    return {"Name": tensor.name, "Dimensions": list(tensor.dims), "Format/Datatype": fmt,
+            "Location": "Device"}
+
+
+def _tactic_names(log: BuildLog) -> dict[tuple[str, str], str]:
+    names: dict[tuple[str, str], str] = {}
+    chosen = log.chosen_pass
+    for t in log.tactics:
+        if t.tactic_name and (t.build_pass == chosen or (t.layer, t.tactic) not in names):
+            names[(t.layer, t.tactic)] = t.tactic_name
+    return names
+
+
+def _float(text: str | None) -> float:
+    try:
+        return float(text) if text is not None else math.nan
+    except ValueError:
+        return math.nan
+
+
+def _int(text: str, default: int) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        return default
+
+
+def _parse_tensors(text: str) -> list[EngineTensor]:
+    """``a (Float[1,3]), b c (Int8[1,32:32,7,7])`` -> tensors (names may hold commas)."""
+    tensors = []
+    start = 0
+    for match in _TENSOR_DESC.finditer(text):
+        name = text[start:match.start()]
+        start = match.end()
+        dims, vector, axis = [], 1, None
+        for i, part in enumerate(match["dims"].split(",")):
+            if not part.strip():
+                continue
+            size, _, width = part.partition(":")
+            dims.append(_int(size, -1))
+            if width:
+                vector, axis = _int(width, 1), i
+        tensors.append(EngineTensor(name, match["dtype"], dims, vector, axis))
+    return tensors
+
+
+def _engine_layer(content: str) -> EngineLayer | None:
+    match = _ENGINE_LAYER.match(content)
+    if match is None:
+        return None
+    rest = match["rest"]
+    marker = rest.find(", Tactic: ")
+    if marker < 0:
+        return None
+    name = rest[:marker]
+    after = rest[marker + len(", Tactic: "):]
+    tactic, _, io = after.partition(", ")
+    arrow = io.find("]) -> ")
+    if arrow >= 0:
+        inputs, outputs = io[:arrow + 2], io[arrow + 6:]
+    elif io.startswith("-> "):
+        inputs, outputs = "", io[3:]
+    else:
+        inputs, _, outputs = io.partition(" -> ")
+    return EngineLayer(name, match["type"], tactic.strip() or None, _parse_tensors(inputs),
+                       _parse_tensors(outputs))
+
+
+class _Parser:
+    """Line-by-line state machine behind parse_build_log."""
+
+    def __init__(self, source: str):
+        self.log = BuildLog(source)
+        self.pass_: BuildPass | None = None
+        self.profile: int | None = None
+        self.layer = ""
+        self.combination = ""
+        self.runner = ""
+        self.runner_id: str | None = None
+        self.reformat = False
+        self.running_target = ""
+        self.myelin_op = ""
+        self.tuned = False  # the current pass has started autotuning
+
+    # ------------------------------------------------------------------ state helpers
+    def _pass(self) -> BuildPass:
+        if self.pass_ is None:
+            self.pass_ = BuildPass(len(self.log.passes))
+            self.log.passes.append(self.pass_)
+        return self.pass_
+
+    def _pass_with_strategy(self, strategy: int) -> BuildPass | None:
+        for p in reversed(self.log.passes):
+            if p.strategy == strategy:
+                return p
+        return None
+
+    # ------------------------------------------------------------------ dispatch
+    def feed(self, line: str, number: int) -> None:
+        if line.startswith("Layer("):  # unprefixed lines of "Engine Layer Information"
+            layer = _engine_layer(line)
+            if layer is not None:
+                self.log.engine_layers.append(layer)
+            return
+        match = _PREFIX.match(line)
+        if match is None:
+            return
+        content = line[match.end():]
+        if match["trt"] is None:
+            self._trtexec_line(content)
+            return
+        first = content[:1]
+        if first == "=":
+            self._section(content)
+        elif first == "*":
+            self._combination(content)
+        elif first == "-":
+            if content.startswith("--------------- Timing Runner: "):
+                self._timing_runner(content[31:])
+        elif first == ">":
+            chose = _CHOSE.search(content)
+            if chose:
+                self.log.choices.append(RunnerChoice(self._pass().index, self.layer,
+                                                     self.combination, chose["runner"],
+                                                     chose["tactic"].lower()))
+        elif content.startswith(("Tactic Name: ", "Tactic: ")):
+            self._tactic(content)
+        elif first == " " and content.startswith(" (foreignNode)"):
+            self._myelin(content[14:])
+        elif " profiling completed in " in content:
+            self._completed(content)
+        elif "] got cached result: " in content:
+            self._cached(content)
+        elif first == "[":
+            self._bracketed(content, number)
+        else:
+            self._other(content)
+
+    def _section(self, content: str) -> None:
+        if content.startswith("=============== Computing costs for "):
+            self.layer = content[36:].strip()
+            self.combination, self.reformat = "", False
+            self.log.autotuned.append((self._pass().index, self.layer))
+            self.tuned = True
+        elif content.startswith("=============== Computing reformatting costs"):
+            self.layer, self.combination, self.reformat = "", "", True
+
+    def _combination(self, content: str) -> None:
+        text = content.strip("* ")
+        for head in ("Autotuning format combination: ", "Autotuning Reformat: "):
+            if text.startswith(head):
+                self.combination = text[len(head):].strip()
+                if not self.reformat and self.layer:
+                    self.log.combinations.append((self._pass().index, self.layer,
+                                                  self.combination))
+                return
+
+    def _timing_runner(self, text: str) -> None:
+        match = _RUNNER.match(text.strip())
+        if match:
+            self.runner, self.runner_id = match["runner"], match["id"]
+            if self.reformat or not self.layer:
+                self.layer = match["layer"]
+        else:
+            self.runner, self.runner_id = text.strip(), None
+
+    def _tactic(self, content: str) -> None:
+        match = _TACTIC_LINE.match(content)
+        if match is None:
+            return
+        skipped = match["why"] is not None
+        self.log.tactics.append(TacticTiming(
+            self._pass().index, self.layer, self.combination, self.runner,
+            match["tactic"].lower(), math.nan if skipped else _float(match["time"]),
+            "skipped" if skipped else "timed", match["name"], self.runner_id, self.profile,
+            self.reformat))
+
+    def _completed(self, content: str) -> None:
+        index = content.find(" profiling completed in ")
+        runner = _RUNNER.match(content[:index])
+        done = _COMPLETED.search(content, index)
+        if runner is None or done is None:
+            return
+        fastest = done["tactic"].lower()
+        time = _float(done["time"])
+        self.log.runners.append(RunnerResult(
+            self._pass().index, self.layer if not self.reformat else runner["layer"],
+            self.combination, runner["runner"], _float(done["s"]),
+            None if fastest == _NO_TACTIC or not math.isfinite(time) else fastest, time,
+            runner["id"], self.reformat))
+
+    def _cached(self, content: str) -> None:
+        index = content.find("] got cached result: ")
+        open_ = content.rfind(" [", 0, index)
+        match = _CACHED.match(content, index + 21)
+        if open_ < 0 or match is None:
+            return
+        layer = content[:open_]
+        reformat = layer.startswith("Optimizer Reformat(")
+        self.log.tactics.append(TacticTiming(
+            self._pass().index, layer, content[open_ + 2:index], match["runner"].strip(),
+            match["tactic"].lower(), _float(match["time"]), "cached", None, None, self.profile,
+            reformat))
+
+    def _myelin(self, text: str) -> None:
+        text = text.strip()
+        if text.startswith("Autotuning op "):
+            self.myelin_op = text[14:].split(":", 1)[0]
+            return
+        match = _MYELIN_ROW.match(text)
+        if match:
+            self.log.myelin.append(MyelinTactic(
+                self._pass().index, self.layer, self.myelin_op, int(match["id"]),
+                _float(match["cost"]), _float(match["ratio"]), match["kernel"].strip(),
+                match["hash"].strip()))
+
+    def _bracketed(self, content: str, number: int) -> None:
+        if content.startswith("[MemUsageChange]"):
+            match = _MEM_CHANGE.match(content)
+            if match:
+                self.log.memory.append(MemoryChange(
+                    self.pass_.index if self.pass_ else None, match["event"], int(match["cpu"]),
+                    int(match["gpu"]), int(match["cpu_now"]), int(match["gpu_now"]), number))
+        elif content.startswith("[MS] "):
+            words = content.split()
+            if content.startswith("[MS] Number of aux streams is") and words[-1].isdigit():
+                self._pass().aux_streams = int(words[-1])
+            elif content.startswith("[MS] Number of streams used is") and words[-1].isdigit():
+                self._pass().streams = int(words[-1])
+
+    def _other(self, content: str) -> None:
+        if content.startswith("Building graph using backend strategy "):
+            strategy = _int(content.rsplit(" ", 1)[-1], -1)
+            current = self.pass_
+            if current is not None and current.strategy is None and not self.tuned:
+                current.strategy = strategy  # graph optimisation lines came first (8.x)
+            else:
+                self.pass_ = BuildPass(len(self.log.passes), strategy)
+                self.log.passes.append(self.pass_)
+            self.tuned = False
+            self.profile = None
+        elif content.startswith("Constructing optimization profile number "):
+            self.profile = _int(content[41:].split(" ", 1)[0], 0)
+            self._pass()
+        elif content.startswith(("Use backend strategy", "Chose this engine with backend strategy",
+                                 "Skip backend strategy")):
+            self._strategy(content)
+        elif ": Fusing " in content:
+            self._fusion(content)
+        elif content.startswith("Running: "):
+            _, _, target = content.partition(" on ")
+            self.running_target = target
+        elif content.startswith("Removing "):
+            self.log.fusions.append(FusionStep(self._pass().index, "remove", "", content[9:]))
+        elif content.startswith("After ") and content.endswith(" layers"):
+            match = _AFTER.match(content)
+            if match:
+                self._pass().layer_counts[match["step"]] = int(match["n"])
+        elif content.startswith("ForeignNode {"):
+            name, _, members = content[12:].partition(" metadata: ")
+            if members:
+                self.log.foreign_nodes[name] = [m for m in re.findall(r"\[ONNX Layer: ([^\]]*)\]",
+                                                                      members)]
+        elif content.startswith("Layer: ") and " Host Persistent: " in content:
+            match = _LAYER_MEM.match(content)
+            if match:
+                self._pass().layer_memory.append({
+                    "layer": match["layer"], "host_persistent_bytes": int(match["host"]),
+                    "device_persistent_bytes": int(match["device"]),
+                    "scratch_bytes": int(match["scratch"])})
+        elif content.startswith(("Total ", "Max Scratch")):
+            key, _, value = content.partition(": ")
+            if key in _TOTALS and value.split(" ", 1)[0].isdigit():
+                self._pass().memory[key] = int(value.split(" ", 1)[0])
+        elif content.startswith("Graph optimization time: "):
+            self._pass().graph_optimization_s = _float(content[25:].split(" ", 1)[0])
+        elif content.startswith("Formats and tactics selection completed in "):
+            self._pass().tactic_selection_s = _float(content[44:].split(" ", 1)[0])
+        elif content.startswith("Engine generation completed in "):
+            self._pass().generation_s = _float(content[31:].split(" ", 1)[0])
+        elif content.startswith("Adding reformat layer: "):
+            self._pass().reformats_added.append(content[23:])
+
+    def _strategy(self, content: str) -> None:
+        match = _STRATEGY.search(content)
+        estimate = _ESTIMATE.search(content)
+        if match is None:
+            return
+        target = self._pass_with_strategy(int(match["n"]))
+        if target is None:
+            return
+        if estimate:
+            target.estimated_ms = _float(estimate["t"])
+        if content.startswith("Skip"):
+            target.chosen = False
+            return
+        for p in self.log.passes:
+            if p.chosen and p is not target:
+                p.chosen = False
+        target.chosen = True
+
+    def _fusion(self, content: str) -> None:
+        match = _FUSING.match(content)
+        if match is None:
+            return
+        rest = match["rest"]
+        target = self.running_target
+        if target and rest.startswith(target + " with "):
+            first, second = target, rest[len(target) + 6:]
+        else:
+            first, _, second = rest.partition(" with ")
+        self.log.fusions.append(FusionStep(self._pass().index, "fuse", match["rule"], first, second))
+
+    def _trtexec_line(self, content: str) -> None:
+        if content.startswith("Engine built in "):
+            match = _SECONDS.search(content)
+            if match:
+                self.log.engine_built_s = _float(match["num"])
+        elif content.startswith("Created engine with size: "):
+            self.log.engine_size_mib = _float(content[26:].split(" ", 1)[0])
+
+    def finish(self) -> BuildLog:
+        log = self.log
+        timed = sum(t.status == "timed" for t in log.tactics)
+        if log.autotuned and not timed and not any(t.status == "cached" for t in log.tactics):
+            log.warnings.append("layers were autotuned but no tactic timings were printed "
+                                "(was the build run with --verbose?)")
+        return log
