@@ -109,6 +109,8 @@ def _assign_logs(files: EngineFiles, logs: list[Path]) -> None:
             files.profile = log
         if "=== Performance summary ===" in text or "=== Profile (" in text:
             files.profile_log = files.profile_log or log
+        if files.graph is None and "Engine Layer Information" in text and "\nLayer(" in text:
+            files.graph = log  # no layer JSON: the layer list of a verbose build log
         if "Engine built in" in text or log.name.endswith(".build.log"):
             files.build_log = files.build_log or log
     for log in logs:

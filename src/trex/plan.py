@@ -53,6 +53,15 @@ class EnginePlan:
         device_metadata_file: str | os.PathLike | None = None,
         profile_run: int | None = None,
     ):
+        self.archive = None
+        if _is_archive(graph_file):  # a .tea: extracted to a private folder for the plan's life
+            from .archive import open_archive
+
+            self.archive = open_archive(graph_file)
+            (graph_file, profiling_file, profiling_metadata_file, build_metadata_file, timing_file,
+             device_metadata_file, name) = self.archive.plan_inputs(
+                profiling_file, profiling_metadata_file, build_metadata_file, timing_file,
+                device_metadata_file, name)
         with _gc_paused():
             self._load(graph_file, profiling_file, profiling_metadata_file, build_metadata_file,
                        name, profile_id, timing_file, device_metadata_file, profile_run)
@@ -128,6 +137,8 @@ class EnginePlan:
         """Load an engine from a prefix, a folder or any one of its files."""
         from .discovery import find_engine_files
 
+        if _is_archive(path):
+            return cls(path, name=name, profile_id=profile_id, profile_run=profile_run)
         files = find_engine_files(path)
         graph = files.graph or files.profile
         return cls(
@@ -317,6 +328,12 @@ def _gc_paused():
 def _read_graph(path: str | os.PathLike) -> LayerInfo:
     """Layer information from a graph file, or names-only layers from a profile alone."""
     kind = detect.detect_kind(path)
+    if kind == detect.LOG:  # a verbose build log's 'Engine Layer Information' list, else a profile
+        from .formats.build_log import has_engine_layers, read_engine_layers
+
+        if has_engine_layers(path):
+            return read_engine_layers(path)
+        kind = detect.PROFILE
     if kind == detect.PROFILE:
         profile = read_profile(path)
         names = [r.name for r in profile.runs[0].records]
@@ -329,6 +346,11 @@ def _read_graph(path: str | os.PathLike) -> LayerInfo:
         raise InputError(path, f"is {kind.replace('_', ' ')}, not layer information "
                                "(--exportLayerInfo JSON)")
     return read_layer_info(path)
+
+
+def _is_archive(path: object) -> bool:
+    return (isinstance(path, (str, os.PathLike)) and os.path.isfile(path)
+            and detect.detect_kind(path) == detect.ARCHIVE)
 
 
 def _read_meta(path: str | os.PathLike | None) -> Metadata:

@@ -22,7 +22,7 @@ from .records import LayerInfo, Metadata
 __all__ = [
     "BuildLog", "BuildPass", "EngineLayer", "EngineTensor", "FusionStep", "MemoryChange",
     "MyelinTactic", "RunnerChoice", "RunnerResult", "TacticTiming", "engine_layer_info",
-    "looks_like_build_log", "parse_build_log", "read_build_log", "read_engine_layers",
+    "has_engine_layers", "looks_like_build_log", "parse_build_log", "read_build_log", "read_engine_layers",
 ]
 
 _PREFIX = re.compile(r"(?:\[\d[\d/:.\- T]*\]\s*)?\[(?P<sev>[IWEVF])\](?P<trt> \[TRT\])?(?: |$)")
@@ -53,6 +53,7 @@ _COMBO_TENSOR = re.compile(r"(?P<dtype>[A-Za-z][A-Za-z0-9]*)\((?P<strides>[^)]*)
 _MYELIN_ROW = re.compile(rf"\s*(?P<id>\d+), (?P<cost>{_NUM}), (?P<ratio>{_NUM}), (?P<corr>{_NUM}), "
                          r"(?P<kernel>[^,]*), (?P<hash>[^,]*)")
 _NO_TACTIC = "0xd15ea5edd15ea5ed"  # TensorRT's "no valid tactic" sentinel
+_LAYER_LIST = re.compile(r"^Layer\([^)\n]*\): [^\n]*, Tactic: ", re.MULTILINE)
 _SNIFF = re.compile(r"Computing costs for |Engine Layer Information|\[MemUsageChange\]|: Fusing ")
 
 # LayerType printed in ``Layer(...)`` -> TREx's ParameterType (as in --exportLayerInfo JSON).
@@ -234,6 +235,15 @@ def read_build_log(path: str | os.PathLike) -> BuildLog:
         raise InputError(source, "no TensorRT build records (expected a trtexec --verbose build "
                                  "log: 'Computing costs for', 'Engine Layer Information')")
     return log
+
+
+def has_engine_layers(path: str | os.PathLike) -> bool:
+    """True if a log holds ``Layer(Type): name, Tactic: ...`` lines (its engine layer list)."""
+    try:
+        text = read_text(path)
+    except InputError:
+        return False
+    return _LAYER_LIST.search(text) is not None
 
 
 def read_engine_layers(path: str | os.PathLike) -> LayerInfo:
@@ -638,6 +648,9 @@ class _Parser:
 
     def finish(self) -> BuildLog:
         log = self.log
+        if not log.autotuned and not log.engine_layers:
+            log.warnings.append("no autotuning records and no engine layer list: not a "
+                                "trtexec --verbose build log (a profiling run?)")
         timed = sum(t.status == "timed" for t in log.tactics)
         if log.autotuned and not timed and not any(t.status == "cached" for t in log.tactics):
             log.warnings.append("layers were autotuned but no tactic timings were printed "

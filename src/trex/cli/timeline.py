@@ -1,0 +1,57 @@
+"""``trex timeline PATH -o trace.json``: timings and layer averages as a Chrome/Perfetto trace."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import timeline
+from ..errors import InputError
+from ..plan import EnginePlan
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "timeline", help="export timings as a Chrome/Perfetto trace",
+        description="Write per-iteration timings (--exportTimes) and per-layer average latencies "
+                    "laid out in execution order, on their CUDA streams, as Trace Event JSON for "
+                    "ui.perfetto.dev or chrome://tracing. PATH is an engine prefix, a folder, any "
+                    "of its files, or a bare --exportTimes file.")
+    parser.add_argument("path", metavar="PATH")
+    parser.add_argument("--output", "-o", default=None,
+                        help="trace file (default: <engine name>.trace.json in the current folder)")
+    parser.add_argument("--max-iterations", type=int, default=None, metavar="N",
+                        help="draw only the first N iterations")
+    parser.add_argument("--no-layers", dest="layers", action="store_false",
+                        help="leave out the per-layer track")
+    parser.add_argument("--no-iterations", dest="iterations", action="store_false",
+                        help="leave out the per-iteration tracks")
+    parser.add_argument("--latency-type", default="avg_time",
+                        choices=["avg_time", "median_time", "time"],
+                        help="layer latency to draw (default avg_time)")
+    parser.add_argument("--profile-id", type=int, default=None,
+                        help="optimisation profile of a multi-profile engine (default 0)")
+    parser.add_argument("--run", type=int, default=None, dest="run_index",
+                        help="run to use when a timing/profile file holds several (default 0)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    source = timeline.load_timeline_source(args.path, args.profile_id, args.run_index)
+    name = source.name if isinstance(source, EnginePlan) else "timings"
+    if isinstance(source, EnginePlan):
+        for warning in source.warnings:
+            print(f"warning: {name}: {warning}", file=sys.stderr)
+    output = args.output or f"{name}.trace.json"
+    try:
+        trace = timeline.chrome_trace(source, iterations=args.iterations, layers=args.layers,
+                                      max_iterations=args.max_iterations,
+                                      latency=args.latency_type)
+        path = timeline.write_trace(trace, output)
+    except OSError as exc:
+        raise InputError(output, f"cannot write the trace: {exc.strerror or exc}") from None
+    info = trace["otherData"]
+    print(f"Created file://{path} ({len(trace['traceEvents']):,} events: {info['iterations']:,} "
+          f"iterations, {info['layers']:,} layers); open it in ui.perfetto.dev or "
+          "chrome://tracing")
+    return 0

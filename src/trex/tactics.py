@@ -1,0 +1,409 @@
+"""Build-log views: tactics tried per layer, chosen vs fastest, fusions, memory, builder passes.
+
+Every function takes a :class:`~trex.formats.build_log.BuildLog` or the path of a verbose build
+log (read with :func:`~trex.formats.build_log.read_build_log`) and returns a DataFrame or a dict.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import defaultdict
+from typing import Any
+
+import pandas as pd
+
+from .formats.build_log import BuildLog, TacticTiming, combination_signature, read_build_log
+
+__all__ = [
+    "build_passes", "build_summary", "fused_layers", "fusions", "layer_tactics", "load_build_log",
+    "memory_changes", "myelin_tactics", "tactic_timings",
+]
+
+Source = BuildLog | str | os.PathLike
+
+LAYER_COLUMNS = [
+    "layer", "type", "in_engine", "combinations", "tactics_timed", "tactics_cached",
+    "tactics_skipped", "runners", "chosen_runner", "chosen_tactic", "chosen_tactic_name",
+    "chosen_combination", "chosen_ms", "fastest_tactic", "fastest_tactic_name",
+    "fastest_combination", "fastest_ms", "fastest_in_combination_ms", "gap_ms", "slowdown",
+    "chosen_is_fastest", "autotune_s", "autotune_s_all_passes", "timings_from",
+]
+TACTIC_COLUMNS = [
+    "build_pass", "strategy", "profile", "layer", "combination", "runner", "runner_id", "tactic",
+    "tactic_name", "time_ms", "status", "reformat", "runner_choice", "in_engine",
+]
+
+
+def load_build_log(source: Source) -> BuildLog:
+    """The parsed log (``source`` may already be one)."""
+    return source if isinstance(source, BuildLog) else read_build_log(source)
+
+
+def tactic_timings(source: Source, all_passes: bool = False) -> pd.DataFrame:
+    """One row per tactic timed, cached or skipped; ``in_engine`` marks the engine's tactic."""
+    log = load_build_log(source)
+    chosen = log.chosen_pass
+    strategies = {p.index: p.strategy for p in log.passes}
+    picked = {(c.build_pass, c.layer, c.combination): c.tactic for c in log.choices}
+    engine = {(layer.name, layer.tactic) for layer in log.engine_layers}
+    rows = []
+    for t in log.tactics:
+        if not all_passes and t.build_pass != chosen:
+            continue
+        rows.append({
+            "build_pass": t.build_pass, "strategy": strategies.get(t.build_pass),
+            "profile": t.profile, "layer": t.layer, "combination": t.combination,
+            "runner": t.runner, "runner_id": t.runner_id, "tactic": t.tactic,
+            "tactic_name": t.tactic_name, "time_ms": t.time_ms, "status": t.status,
+            "reformat": t.reformat,
+            "runner_choice": picked.get((t.build_pass, t.layer, t.combination)) == t.tactic,
+            "in_engine": t.build_pass == chosen and (t.layer, t.tactic) in engine,
+        })
+    return pd.DataFrame(rows, columns=TACTIC_COLUMNS)
+
+
+def layer_tactics(source: Source) -> pd.DataFrame:
+    """Per layer of the kept pass: combinations and tactics tried, chosen vs fastest, tuning time.
+
+    ``slowdown`` is the chosen tactic's time over the fastest time measured for the layer in any
+    format combination (>1 when a slower kernel won because its formats avoided reformats).
+    Layers are in engine order, then autotuned layers that did not reach the engine.
+    """
+    log = load_build_log(source)
+    chosen = log.chosen_pass
+    by_layer: dict[str, list[TacticTiming]] = defaultdict(list)
+    for t in log.tactics:
+        if t.build_pass == chosen and not t.reformat:
+            by_layer[t.layer].append(t)
+    seconds: dict[tuple[int, str], float] = defaultdict(float)
+    for r in log.runners:
+        if not r.reformat and math.isfinite(r.seconds):
+            seconds[(r.build_pass, r.layer)] += r.seconds
+    all_seconds: dict[str, float] = defaultdict(float)
+    for (_, layer), s in seconds.items():
+        all_seconds[layer] += s
+    combos: dict[str, list[str]] = defaultdict(list)
+    for p, layer, combo in log.combinations:
+        if p == chosen:
+            combos[layer].append(combo)
+    donors = _silent_cache_donors(log, by_layer, combos)
+    names = {t.tactic: t.tactic_name for t in log.tactics if t.tactic_name}  # same id, same kernel
+    choices: dict[str, dict[str, Any]] = defaultdict(dict)
+    for c in log.choices:
+        if c.build_pass == chosen:
+            choices[c.layer][c.combination] = c
+
+    rows = []
+    seen: set[str] = set()
+    for layer in log.engine_layers:
+        seen.add(layer.name)
+        records, donor = by_layer.get(layer.name, []), None
+        if not records and layer.tactic is not None:
+            donor = _donor_for(donors.get(layer.name, []), layer.tactic, by_layer)
+            records = by_layer.get(donor, []) if donor else []
+        row = _layer_row(layer.name, layer.type, True, layer.tactic, layer, records,
+                         combos.get(layer.name, []), choices.get(layer.name, {}),
+                         seconds.get((chosen, layer.name), 0.0), all_seconds.get(layer.name, 0.0),
+                         names)
+        if donor:
+            row.update(timings_from=donor, tactics_timed=0, tactics_cached=0, tactics_skipped=0)
+        rows.append(row)
+    for p, name in log.autotuned:
+        if p != chosen or name in seen:
+            continue
+        seen.add(name)
+        layer_choices = choices.get(name, {})
+        tactic = None
+        if not log.engine_layers and len(layer_choices) == 1:
+            tactic = next(iter(layer_choices.values())).tactic
+        rows.append(_layer_row(name, None, False if log.engine_layers else None, tactic, None,
+                               by_layer.get(name, []), combos.get(name, []), layer_choices,
+                               seconds.get((chosen, name), 0.0), all_seconds.get(name, 0.0), names))
+    return pd.DataFrame(rows, columns=LAYER_COLUMNS)
+
+
+def _silent_cache_donors(log: BuildLog, by_layer, combos) -> dict[str, list[str]]:
+    """Layers autotuned without printed timings -> earlier layers with the same combinations.
+
+    TensorRT 8.x reuses the timings of an identical earlier layer without printing them; identical
+    format combinations (strides included) identify the layer whose timings were reused.
+    """
+    seen: dict[tuple[str, ...], list[str]] = {}
+    donors: dict[str, list[str]] = {}
+    for p, name in log.autotuned:
+        if p != log.chosen_pass:
+            continue
+        key = tuple(combos.get(name, []))
+        if not key:
+            continue
+        if by_layer.get(name):
+            seen.setdefault(key, []).insert(0, name)
+        elif key in seen:
+            donors[name] = list(seen[key])
+    return donors
+
+
+def _donor_for(candidates: list[str], tactic: str, by_layer) -> str | None:
+    for name in candidates:
+        if any(t.tactic == tactic for t in by_layer.get(name, [])):
+            return name
+    return None
+
+
+def _layer_row(name, layer_type, in_engine, tactic, engine_layer, records, combos, choices,
+               tuned_s, all_s, names) -> dict[str, Any]:
+    usable = [t for t in records if t.status != "skipped" and math.isfinite(t.time_ms)]
+    fastest = min(usable, key=lambda t: t.time_ms, default=None)
+    pick = _chosen_record(usable, tactic, engine_layer, choices)
+    in_combo = [t.time_ms for t in usable if pick is not None and t.combination == pick.combination]
+    chosen_ms = pick.time_ms if pick else math.nan
+    fastest_ms = fastest.time_ms if fastest else math.nan
+    gap = chosen_ms - fastest_ms
+    runner = pick.runner if pick else None
+    if runner is None and tactic is not None:
+        runner = next((c.runner for c in choices.values() if c.tactic == tactic), None)
+    return {
+        "layer": name, "type": layer_type, "in_engine": in_engine,
+        "combinations": len(set(combos) | ({t.combination for t in records if t.combination}
+                                           if not combos else set())),
+        "tactics_timed": sum(t.status == "timed" for t in records),
+        "tactics_cached": sum(t.status == "cached" for t in records),
+        "tactics_skipped": sum(t.status == "skipped" for t in records),
+        "runners": len({t.runner for t in records}),
+        "chosen_runner": runner, "chosen_tactic": tactic,
+        "chosen_tactic_name": names.get(tactic) if tactic else None,
+        "chosen_combination": pick.combination if pick else None, "chosen_ms": chosen_ms,
+        "fastest_tactic": fastest.tactic if fastest else None,
+        "fastest_tactic_name": names.get(fastest.tactic) if fastest else None,
+        "fastest_combination": fastest.combination if fastest else None, "fastest_ms": fastest_ms,
+        "fastest_in_combination_ms": min(in_combo) if in_combo else math.nan,
+        "gap_ms": gap, "slowdown": chosen_ms / fastest_ms if fastest_ms else math.nan,
+        "chosen_is_fastest": (bool(gap <= 0) if pick and fastest else None),
+        "autotune_s": tuned_s, "autotune_s_all_passes": all_s, "timings_from": None,
+    }
+
+
+def _chosen_record(usable: list[TacticTiming], tactic: str | None, engine_layer,
+                   choices: dict[str, Any]) -> TacticTiming | None:
+    """The timing of the engine's tactic in the format combination the engine uses."""
+    if tactic is None:
+        return None
+    candidates = [t for t in usable if t.tactic == tactic]
+    if len({t.combination for t in candidates}) > 1 and engine_layer is not None:
+        wanted = ([(x.dtype, x.vector) for x in engine_layer.inputs],
+                  [(x.dtype, x.vector) for x in engine_layer.outputs])
+        matching = [t for t in candidates if _compatible(combination_signature(t.combination),
+                                                         wanted)]
+        candidates = matching or candidates
+    if len({t.combination for t in candidates}) > 1:
+        kept = [t for t in candidates if getattr(choices.get(t.combination), "tactic", None) == tactic]
+        candidates = kept or candidates
+    return min(candidates, key=lambda t: t.time_ms, default=None)
+
+
+def _compatible(combo, wanted) -> bool:
+    for have, want in zip(combo, wanted):
+        if len(have) != len(want):
+            continue
+        if any(h != w for h, w in zip(have, want)):
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- fusions
+def fusions(source: Source, all_passes: bool = False) -> pd.DataFrame:
+    """The fusion and removal steps, in order (``result`` is the fused layer's name)."""
+    log = load_build_log(source)
+    first_pass = _fusion_pass(log)
+    rows = [{"build_pass": f.build_pass, "kind": f.kind, "rule": f.rule, "first": f.first,
+             "second": f.second, "result": f.result}
+            for f in log.fusions if all_passes or f.build_pass == first_pass]
+    return pd.DataFrame(rows, columns=["build_pass", "kind", "rule", "first", "second", "result"])
+
+
+def _fusion_pass(log: BuildLog) -> int | None:
+    """The kept pass if it fused anything, else the first pass that did."""
+    chosen = log.chosen_pass
+    passes = [f.build_pass for f in log.fusions]
+    if chosen in passes or not passes:
+        return chosen
+    return passes[0]
+
+
+def fused_layers(source: Source) -> pd.DataFrame:
+    """Per engine layer: the network (ONNX) layers it holds and the fusion rules that merged them."""
+    log = load_build_log(source)
+    members: dict[str, list[str]] = {}
+    rules: dict[str, list[str]] = {}
+    for step in log.fusions:
+        if step.kind != "fuse":
+            continue
+        a, b = _resolve(step.first, members, log), _resolve(step.second, members, log)
+        members[step.result] = list(dict.fromkeys(a + b))
+        rules[step.result] = list(dict.fromkeys(
+            _rules(step.first, rules) + _rules(step.second, rules) + [step.rule]))
+    names = ([(x.name, x.type) for x in log.engine_layers] if log.engine_layers else
+             [(name, None) for p, name in log.autotuned if p == log.chosen_pass])
+    rows = []
+    for name, layer_type in names:
+        builder = name.startswith(("Reformatting CopyNode", "Reformatted "))
+        network = [] if builder else _resolve(name, members, log)
+        rows.append({"layer": name, "type": layer_type, "network_layers": network,
+                     "count": len(network), "rules": [] if builder else _rules(name, rules),
+                     "origin": "builder" if builder else ("fused" if len(network) > 1 else
+                                                          "network")})
+    return pd.DataFrame(rows, columns=["layer", "type", "network_layers", "count", "rules", "origin"])
+
+
+def _rules(name: str, rules: dict[str, list[str]]) -> list[str]:
+    if name in rules:
+        return rules[name]
+    out: list[str] = []
+    for part in _split_plus(_unwrap(name)):
+        out += rules.get(part, []) + rules.get(_unwrap(part), [])
+    return list(dict.fromkeys(out))
+
+
+_FOREIGN = re.compile(r"^\{ForeignNode\[(?P<inner>.*)\]\}$")
+
+
+def _unwrap(name: str) -> str:
+    if name.startswith("PWN(") and name.endswith(")"):
+        return name[4:-1]
+    return name
+
+
+def _resolve(name: str, members: dict[str, list[str]], log: BuildLog, depth: int = 0) -> list[str]:
+    if name in members:
+        return members[name]
+    if name in log.foreign_nodes:
+        return list(log.foreign_nodes[name])
+    if depth > 20:
+        return [name]
+    foreign = _FOREIGN.match(name)
+    if foreign:
+        return [part for part in foreign["inner"].split("...") if part]
+    inner = _unwrap(name)
+    parts = _split_plus(inner)
+    if len(parts) == 1 and inner == name:
+        return [name]
+    out: list[str] = []
+    for part in parts:
+        out += _resolve(part, members, log, depth + 1)
+    return list(dict.fromkeys(out))
+
+
+def _split_plus(name: str) -> list[str]:
+    """Split ``A + PWN(B + C) + D`` at top-level `` + `` only."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(name):
+        ch = name[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and name.startswith(" + ", i):
+            parts.append(name[start:i])
+            start = i + 3
+            i += 3
+            continue
+        i += 1
+    parts.append(name[start:])
+    return [p for p in parts if p]
+
+
+# --------------------------------------------------------------------------- memory and passes
+def memory_changes(source: Source) -> pd.DataFrame:
+    """``[MemUsageChange]`` lines: event, CPU/GPU change and totals in MiB."""
+    log = load_build_log(source)
+    rows = [{"build_pass": m.build_pass, "event": m.event, "cpu_delta_mib": m.cpu_delta_mib,
+             "gpu_delta_mib": m.gpu_delta_mib, "cpu_mib": m.cpu_mib, "gpu_mib": m.gpu_mib,
+             "line": m.line} for m in log.memory]
+    df = pd.DataFrame(rows, columns=["build_pass", "event", "cpu_delta_mib", "gpu_delta_mib",
+                                     "cpu_mib", "gpu_mib", "line"])
+    df["build_pass"] = df["build_pass"].astype("Int64")
+    return df
+
+
+def build_passes(source: Source) -> pd.DataFrame:
+    """One row per builder pass: strategy, kept or not, estimate, times, layer counts, memory."""
+    log = load_build_log(source)
+    tuned: dict[int, float] = defaultdict(float)
+    for r in log.runners:
+        if math.isfinite(r.seconds):
+            tuned[r.build_pass] += r.seconds
+    counts: dict[int, int] = defaultdict(int)
+    for t in log.tactics:
+        counts[t.build_pass] += t.status == "timed"
+    rows = []
+    chosen = log.chosen_pass
+    for p in log.passes:
+        rows.append({
+            "build_pass": p.index, "strategy": p.strategy, "kept": p.index == chosen,
+            "estimated_ms": p.estimated_ms,
+            "layers_after_fusion": p.layer_counts.get("vertical fusions"),
+            "layers_after_reformats": p.layer_counts.get("reformat layers"),
+            "autotuned_layers": sum(1 for q, _ in log.autotuned if q == p.index),
+            "tactics_timed": counts[p.index], "autotune_s": tuned[p.index],
+            "tactic_selection_s": p.tactic_selection_s, "generation_s": p.generation_s,
+            "activation_bytes": p.memory.get("Total Activation Memory"),
+            "weights_bytes": p.memory.get("Total Weights Memory"),
+            "streams": p.streams, "reformats_added": len(p.reformats_added),
+        })
+    return pd.DataFrame(rows)
+
+
+def myelin_tactics(source: Source, all_passes: bool = False) -> pd.DataFrame:
+    """Rows of Myelin's sorted tables of evaluated kernels (TensorRT 10 ``foreignNode`` lines)."""
+    log = load_build_log(source)
+    chosen = log.chosen_pass
+    rows = [{"build_pass": m.build_pass, "layer": m.layer, "op": m.op, "tactic_id": m.tactic_id,
+             "cost_ms": m.cost_ms, "ratio": m.ratio, "kernel": m.kernel,
+             "tactic_hash": m.tactic_hash}
+            for m in log.myelin if all_passes or m.build_pass == chosen]
+    return pd.DataFrame(rows, columns=["build_pass", "layer", "op", "tactic_id", "cost_ms", "ratio",
+                                       "kernel", "tactic_hash"])
+
+
+def build_summary(source: Source) -> dict[str, Any]:
+    """Headline figures of a build: version, passes, layers, tactics, tuning time, memory, fusions."""
+    log = load_build_log(source)
+    chosen = log.chosen_pass
+    kept = next((p for p in log.passes if p.index == chosen), None)
+    layers = layer_tactics(log)
+    engine_rows = layers[layers["in_engine"].fillna(True).astype(bool)]
+    compared = engine_rows.dropna(subset=["chosen_ms", "fastest_ms"])
+    tuned_all = sum(r.seconds for r in log.runners if math.isfinite(r.seconds))
+    tuned_kept = sum(r.seconds for r in log.runners
+                     if r.build_pass == chosen and math.isfinite(r.seconds))
+    fusion_steps = [f for f in log.fusions if f.build_pass == _fusion_pass(log)]
+    return {
+        "file": log.source,
+        "tensorrt_version": log.version,
+        "build_passes": len(log.passes),
+        "kept_pass": chosen,
+        "kept_strategy": kept.strategy if kept else None,
+        "engine_layers": len(log.engine_layers),
+        "autotuned_layers": sum(1 for p, _ in log.autotuned if p == chosen),
+        "layers_with_tactics": int((engine_rows["tactics_timed"] + engine_rows["tactics_cached"]
+                                    > 0).sum()),
+        "format_combinations": int(layers["combinations"].sum()),
+        "tactics_timed": sum(t.status == "timed" for t in log.tactics if t.build_pass == chosen),
+        "tactics_cached": sum(t.status == "cached" for t in log.tactics if t.build_pass == chosen),
+        "tactics_timed_all_passes": sum(t.status == "timed" for t in log.tactics),
+        "layers_compared": int(len(compared)),
+        "layers_not_fastest": int((compared["gap_ms"] > 0).sum()),
+        "max_slowdown": float(compared["slowdown"].max()) if len(compared) else math.nan,
+        "autotune_s": tuned_kept,
+        "autotune_s_all_passes": tuned_all,
+        "fusions": sum(f.kind == "fuse" for f in fusion_steps),
+        "removals": sum(f.kind == "remove" for f in fusion_steps),
+        "engine_built_s": log.engine_built_s,
+        "engine_size_mib": log.engine_size_mib,
+        "activation_bytes": kept.memory.get("Total Activation Memory") if kept else None,
+        "weights_bytes": kept.memory.get("Total Weights Memory") if kept else None,
+        "peak_gpu_mib": max((m.gpu_mib for m in log.memory), default=None),
+        "warnings": list(log.warnings),
+    }

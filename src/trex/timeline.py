@@ -1,0 +1,230 @@
+"""Chrome/Perfetto trace export: per-iteration timings and per-layer averages in execution order.
+
+The result is the Trace Event JSON that ui.perfetto.dev and chrome://tracing open: one process for
+the iterations of ``--exportTimes`` (enqueue, H2D, compute and D2H tracks plus a latency counter)
+and one for the engine's layers, each drawn for its average time on its CUDA stream, starting when
+its inputs are ready and its stream is free.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .plan import EnginePlan
+
+__all__ = ["chrome_trace", "layer_schedule", "load_timeline_source", "write_chrome_trace",
+           "write_trace"]
+
+ITERATIONS_PID = 1
+LAYERS_PID = 2
+# (track name, start keys, end keys): 8.x+ keys first, then 7.x.
+_TRACKS = (
+    ("Host: enqueue", ("startEnqMs",), ("endEnqMs",)),
+    ("H2D copies", ("startH2dMs", "startInMs"), ("endH2dMs", "endInMs")),
+    ("GPU compute", ("startComputeMs",), ("endComputeMs",)),
+    ("D2H copies", ("startD2hMs", "startOutMs"), ("endD2hMs", "endOutMs")),
+)
+
+
+def load_timeline_source(path: str | os.PathLike, profile_id: int | None = None,
+                         run: int | None = None) -> EnginePlan | pd.DataFrame:
+    """An EnginePlan for an engine's files, or the timing records of a bare ``--exportTimes`` file."""
+    from .formats import detect
+
+    if Path(path).is_file() and detect.detect_kind(path) == detect.TIMINGS:
+        from .discovery import find_engine_files
+
+        try:
+            find_engine_files(path)
+        except InputError:  # a timing file with no layer information beside it
+            from .formats.timings import read_timings
+
+            timings = read_timings(path)
+            index = 0 if run is None else run
+            if not -len(timings.runs) <= index < len(timings.runs):
+                raise InputError(path, f"has {len(timings.runs)} runs; run {run} is out of range"
+                                 ) from None
+            return pd.DataFrame.from_records(timings.runs[index])
+    return EnginePlan.from_path(path, profile_id=profile_id, profile_run=run)
+
+
+def chrome_trace(source: EnginePlan | pd.DataFrame | str | os.PathLike, *, iterations: bool = True,
+                 layers: bool = True, max_iterations: int | None = None,
+                 latency: str = "avg_time") -> dict[str, Any]:
+    """The Trace Event JSON object (``traceEvents``) of a plan, a timings DataFrame or a path."""
+    if isinstance(source, (str, os.PathLike)):
+        source = load_timeline_source(source)
+    plan = source if isinstance(source, EnginePlan) else None
+    timings = plan.timings if plan is not None else source
+    events: list[dict[str, Any]] = []
+    name = plan.name if plan is not None else "engine"
+    counts = {"iterations": 0, "layers": 0}
+    if iterations and timings is not None and len(timings):
+        counts["iterations"] = _iteration_events(events, timings, max_iterations)
+    if layers and plan is not None:
+        counts["layers"] = _layer_events(events, plan, latency)
+    if not events:
+        what = "per-iteration timings (--exportTimes)" if iterations else ""
+        if layers:
+            what += (" or " if what else "") + "a per-layer profile (--exportProfile)"
+        raise InputError(getattr(plan, "graph_file", None), f"nothing to draw: no {what}")
+    return {
+        "traceEvents": events,
+        "displayTimeUnit": "ms",
+        "otherData": {"engine": name, "generator": "trex", **counts,
+                      "layer_latency": f"latency.{latency}" if counts["layers"] else None},
+    }
+
+
+def write_chrome_trace(source: EnginePlan | pd.DataFrame | str | os.PathLike,
+                       output: str | os.PathLike, **options: Any) -> Path:
+    """Write :func:`chrome_trace` to ``output`` (JSON) and return its absolute path."""
+    return write_trace(chrome_trace(source, **options), output)
+
+
+def write_trace(trace: dict[str, Any], output: str | os.PathLike) -> Path:
+    """Write a trace object as compact JSON; return the file's absolute path."""
+    path = Path(output).absolute()
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(trace, f, separators=(",", ":"), allow_nan=False, default=_json_default)
+    return path
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)
+
+
+def _meta(pid: int, tid: int | None, kind: str, value: Any) -> dict[str, Any]:
+    event: dict[str, Any] = {"ph": "M", "pid": pid, "name": kind, "args": {}}
+    if tid is not None:
+        event["tid"] = tid
+    event["args"] = {"name": value} if kind.endswith("_name") else {"sort_index": value}
+    return event
+
+
+def _column(df: pd.DataFrame, keys: tuple[str, ...]) -> np.ndarray | None:
+    for key in keys:
+        if key in df.columns:
+            return pd.to_numeric(df[key], errors="coerce").to_numpy(dtype="float64")
+    return None
+
+
+def _iteration_events(events: list[dict[str, Any]], df: pd.DataFrame,
+                      max_iterations: int | None) -> int:
+    if max_iterations is not None:
+        df = df.iloc[:max(0, max_iterations)]
+    n = len(df)
+    spans = [(name, _column(df, s), _column(df, e)) for name, s, e in _TRACKS]
+    starts = [s for _, s, _ in spans if s is not None]
+    if not starts or n == 0:
+        return 0
+    t0 = float(np.nanmin(np.vstack(starts))) if n else 0.0
+    latency = _column(df, ("latencyMs",))
+    compute = _column(df, ("computeMs",))
+    events.append(_meta(ITERATIONS_PID, None, "process_name", "Iterations (trtexec --exportTimes)"))
+    events.append(_meta(ITERATIONS_PID, None, "process_sort_index", 0))
+    for tid, (title, start, end) in enumerate(spans, 1):
+        if start is None or end is None:
+            continue
+        events.append(_meta(ITERATIONS_PID, tid, "thread_name", title))
+        events.append(_meta(ITERATIONS_PID, tid, "thread_sort_index", tid))
+        for i in range(n):
+            s, e = start[i], end[i]
+            if not (math.isfinite(s) and math.isfinite(e)) or e <= s:
+                continue  # zero-length copies (--noDataTransfers) draw nothing
+            args: dict[str, Any] = {"iteration": i, "duration_ms": round(e - s, 6)}
+            if tid == 3 and latency is not None and math.isfinite(latency[i]):
+                args["latency_ms"] = float(latency[i])
+            events.append({"ph": "X", "pid": ITERATIONS_PID, "tid": tid, "name": f"iteration {i}",
+                           "cat": "iteration", "ts": (s - t0) * 1000.0, "dur": (e - s) * 1000.0,
+                           "args": args})
+    counter = latency if latency is not None else compute
+    gpu_start = spans[2][1] if spans[2][1] is not None else starts[0]
+    if counter is not None:
+        for i in range(n):
+            if math.isfinite(counter[i]) and math.isfinite(gpu_start[i]):
+                events.append({"ph": "C", "pid": ITERATIONS_PID, "name": "latency (ms)",
+                               "ts": (gpu_start[i] - t0) * 1000.0,
+                               "args": {"ms": float(counter[i])}})
+    return n
+
+
+def layer_schedule(plan: EnginePlan, latency: str = "avg_time") -> pd.DataFrame:
+    """Each profiled layer's start and end (ms) in one average iteration, and its stream.
+
+    A layer starts when the layers producing its inputs have ended and its stream is free; a
+    ``wait`` layer also waits for every stream. Layers without tensors run one after another.
+    """
+    column = f"latency.{latency}"
+    if column not in plan.df.columns:
+        raise InputError(plan.graph_file, f"no {column} column (latency types: avg_time, "
+                                          "median_time, time)")
+    times = dict(zip(plan.df["Name"], pd.to_numeric(plan.df[column], errors="coerce")))
+    produced_at: dict[str, float] = {}
+    stream_free: dict[int, float] = {}
+    rows = []
+    order = 0
+    for layer in plan.all_layers:
+        if layer.type == "Constant":
+            continue
+        stream = _stream(layer.raw_dict.get("StreamId", 0))
+        ready = stream_free.get(stream, 0.0)
+        if layer.type == "wait":
+            ready = max([ready, *stream_free.values()])
+        for tensor in layer.inputs:
+            ready = max(ready, produced_at.get(tensor.name, 0.0))
+        if not layer.inputs and not layer.outputs and stream_free:
+            ready = max(ready, max(stream_free.values()))  # names-only: keep the order
+        duration = times.get(layer.name, 0.0)
+        duration = float(duration) if duration is not None and math.isfinite(duration) else 0.0
+        end = ready + max(duration, 0.0)
+        stream_free[stream] = end
+        for tensor in layer.outputs:
+            produced_at[tensor.name] = end
+        rows.append({"order": order, "layer": layer.name, "type": layer.type, "stream": stream,
+                     "start_ms": ready, "end_ms": end, "latency_ms": duration,
+                     "precision": layer.precision,
+                     "tactic": layer.raw_dict.get("TacticName") or layer.raw_dict.get("TacticValue")})
+        order += 1
+    return pd.DataFrame(rows, columns=["order", "layer", "type", "stream", "start_ms", "end_ms",
+                                       "latency_ms", "precision", "tactic"])
+
+
+def _stream(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def _layer_events(events: list[dict[str, Any]], plan: EnginePlan, latency: str) -> int:
+    schedule = layer_schedule(plan, latency)
+    if schedule.empty or not (schedule["latency_ms"] > 0).any():
+        return 0
+    events.append(_meta(LAYERS_PID, None, "process_name",
+                        f"{plan.name}: layers (average latency, execution order)"))
+    events.append(_meta(LAYERS_PID, None, "process_sort_index", 1))
+    for stream in sorted(schedule["stream"].unique()):
+        title = "stream 0 (main)" if stream == 0 else f"stream {stream} (auxiliary)"
+        events.append(_meta(LAYERS_PID, int(stream) + 1, "thread_name", title))
+        events.append(_meta(LAYERS_PID, int(stream) + 1, "thread_sort_index", int(stream)))
+    for row in schedule.itertuples(index=False):
+        args = {"order": row.order, "type": row.type, "latency_ms": row.latency_ms}
+        if row.precision:
+            args["precision"] = row.precision
+        if row.tactic:
+            args["tactic"] = str(row.tactic)
+        events.append({"ph": "X", "pid": LAYERS_PID, "tid": int(row.stream) + 1,
+                       "name": row.layer, "cat": row.type or "layer",
+                       "ts": row.start_ms * 1000.0, "dur": row.latency_ms * 1000.0, "args": args})
+    return len(schedule)
