@@ -86,18 +86,15 @@ def replicated_engine(engines, tmp_path, copies: int):
     return trex.EnginePlan(path)
 
 
-def test_big_engine_svg_is_complete_and_fast(engines, tmp_path):
+def test_big_engine_svg_is_complete(engines, tmp_path):
     plan = replicated_engine(engines, tmp_path, 28)  # 2,016 layers: above the dot threshold
-    start = time.perf_counter()
     graph = DotGraph(plan, layer_type_formatter, display_forking_regions=True)
     svg = graph_to_svg(graph, plan.name)
-    elapsed = time.perf_counter() - start
     root = ET.fromstring(svg)
     ns = "{http://www.w3.org/2000/svg}"
     titles = {t.text.split("\n", 1)[0] for t in root.iter(f"{ns}title") if t.text}
     assert {layer.name for layer in plan.layers} <= titles
     assert len(plan.layers) == 2016
-    assert elapsed < 10, elapsed  # about 0.5 s on a 2-core machine; bench/ has the targets
 
 
 def test_dot_generation_is_linear(engines, tmp_path):

@@ -11,9 +11,9 @@ import warnings
 
 from .. import __version__
 from ..errors import TrexError, TrexWarning
-from . import compare, draw, lint, summary
+from . import compare, draw, lint, process, report, summary, tactics, timeline
 
-SUBTOOLS = (summary, compare, draw, lint)
+SUBTOOLS = (summary, compare, draw, lint, tactics, timeline, process, report)
 
 
 def build_parser() -> argparse.ArgumentParser:

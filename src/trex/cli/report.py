@@ -1,0 +1,81 @@
+"""``trex report PATH [PATH ...] -o report.html``: one self-contained HTML report (offline)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..discovery import engine_prefix
+from ..errors import InputError
+from ..plan import EnginePlan
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``trex report``."""
+    parser = subparsers.add_parser(
+        "report", help="write one self-contained HTML report (several engines: with a comparison)",
+        description="Write one HTML file that opens offline from file:// (no server, no network): "
+                    "header, charts, a searchable layer table, the interactive engine graph, "
+                    "linter findings and, with several engines, their comparison (the first is "
+                    "the baseline). Each PATH is an engine prefix, a folder or any of its files.")
+    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("--output", "-o", default=None,
+                        help="output file (default: <engine name>.report.html, or "
+                             "comparison.report.html for several engines, in the current folder)")
+    parser.add_argument("--names", default=None,
+                        help="comma-separated display names (default: from the paths)")
+    parser.add_argument("--title", default=None, help="the report's title")
+    parser.add_argument("--gpu", default=None,
+                        help="GPU whose peaks the roofline uses (default: from the device metadata)")
+    parser.add_argument("--loose", action="store_true",
+                        help="align layers on the first input and output shapes only")
+    parser.add_argument("--profile-id", type=int, default=None,
+                        help="optimisation profile of multi-profile engines (default 0)")
+    parser.add_argument("--run", type=int, default=None, dest="profile_run",
+                        help="run to use when a profile file holds several (default 0)")
+    parser.set_defaults(run=run)
+
+
+def labels_for(paths: list[str], plans: list[EnginePlan], given: str | None) -> list[str]:
+    """Display names: --names, else the paths' last parts, else the plans' names, made unique."""
+    if given is not None:
+        names = [n.strip() for n in given.split(",")]
+        if len(names) != len(plans) or len(set(names)) != len(names) or "" in names:
+            raise InputError(None, f"--names needs {len(plans)} distinct names, got {given!r}")
+        return names
+    for names in ([engine_prefix(Path(p.rstrip("/\\") or p)) for p in paths],
+                  [str(plan.name) for plan in plans]):
+        if len(set(names)) == len(names):
+            return names
+    return [f"{plan.name}#{i + 1}" for i, plan in enumerate(plans)]
+
+
+def default_output(labels: list[str]) -> str:
+    if len(labels) > 1:
+        return "comparison.report.html"
+    base = Path(labels[0]).name.strip(". ") or "engine"
+    return f"{base}.report.html"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..html_report import write_report
+
+    start = time.perf_counter()
+    plans = [EnginePlan.from_path(p, profile_id=args.profile_id, profile_run=args.profile_run)
+             for p in args.paths]
+    labels = labels_for(args.paths, plans, args.names)
+    for label, plan in zip(labels, plans):
+        for warning in plan.warnings:
+            print(f"warning: {label}: {warning}", file=sys.stderr)
+    try:
+        result = write_report(plans, args.output or default_output(labels), labels=labels,
+                              title=args.title, gpu=args.gpu, exact_matching=not args.loose,
+                              paths=list(args.paths))
+    except ImportError as exc:
+        raise InputError(None, str(exc)) from None
+    what = f"{result.engines} engines" if result.engines > 1 else "1 engine"
+    print(f"Created file://{result.path} ({what}, {result.layers} layers, "
+          f"{result.bytes / 1e6:.1f} MB, {time.perf_counter() - start:.2f} s)")
+    return 0

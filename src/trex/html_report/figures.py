@@ -1,0 +1,131 @@
+"""Report-card figures built by :mod:`trex.report` and :mod:`trex.compare`, as plotly JSON.
+
+Only figures whose size does not grow with one entry per layer are taken from Python (per type,
+per precision, distributions, timings, engine comparisons): per-layer charts are drawn in the page
+from the layer columns it already has, so 10,000 names are not repeated in every chart.
+
+plotly renders ``<b>``, ``<br>``, ``<a>`` ... inside text, so every string that comes from the data
+(category names, labels, trace names, hover text) is entity-escaped here and shows literally; titles
+are removed (the page writes them as text).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..plan import EnginePlan
+
+# Trace keys whose strings come from the data and are shown (or used as categories) by plotly.
+_DATA_KEYS = ("x", "y", "z", "labels", "ids", "parents", "text", "hovertext", "customdata", "name",
+              "legendgroup")
+_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+MAX_SVG_MARKERS = 20_000
+
+
+def escape_text(value: Any) -> Any:
+    """Strings (in nested lists) entity-escaped for plotly's pseudo-HTML; other values unchanged."""
+    if isinstance(value, str):
+        return value.translate(_ENTITIES)
+    if isinstance(value, list):
+        return [escape_text(v) for v in value]
+    return value
+
+
+def _length(values: Any) -> int:
+    """Length of a plotly data array: a list, or a typed array ``{"dtype": "f8", "bdata": ...}``."""
+    if isinstance(values, list):
+        return len(values)
+    if isinstance(values, dict) and "bdata" in values:
+        itemsize = int(str(values.get("dtype", "f8"))[1:] or 8)
+        return len(base64.b64decode(values["bdata"])) // max(1, itemsize)
+    return 0
+
+
+def figure_json(fig: Any) -> dict[str, Any]:
+    """A plotly figure as a dict of JSON values with data strings escaped and no title.
+
+    WebGL traces become SVG ones (a report must draw without a GPU, e.g. in a remote desktop or
+    a headless browser); beyond ``MAX_SVG_MARKERS`` points, markers become a line."""
+    data = json.loads(fig.to_json())
+    for trace in data.get("data", []):
+        for key in _DATA_KEYS:
+            if key in trace:
+                trace[key] = escape_text(trace[key])
+        if trace.get("type") == "scattergl":
+            trace["type"] = "scatter"
+            if _length(trace.get("x")) > MAX_SVG_MARKERS and trace.get("mode") == "markers":
+                trace["mode"] = "lines"
+                trace["line"] = {"width": 1, "color": (trace.get("marker") or {}).get("color")}
+    layout = data.setdefault("layout", {})
+    layout.pop("title", None)
+    layout.pop("template", None)  # the page sets one small template for every figure
+    for axis in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
+        spec = layout[axis]
+        if isinstance(spec, dict) and "categoryarray" in spec:
+            spec["categoryarray"] = escape_text(spec["categoryarray"])
+    layout.pop("width", None)
+    layout.pop("height", None)
+    return data
+
+
+def _collect(builders: Sequence[tuple[str, str, Callable[[], Any]]]) -> dict[str, Any]:
+    """``{key: {"title", "figure"}}``; a figure that fails is reported as ``{"title", "error"}``."""
+    out: dict[str, Any] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for key, title, build in builders:
+            try:
+                out[key] = {"title": title, "figure": figure_json(build())}
+            except ImportError:
+                raise
+            except Exception as exc:  # one odd engine must not lose the report
+                out[key] = {"title": title, "error": f"{type(exc).__name__}: {exc}"}
+    return out
+
+
+def engine_figures(plan: EnginePlan) -> dict[str, Any]:
+    """Per-type, per-precision, distribution and timing figures of one engine."""
+    from .. import report
+
+    perf = report.perf_overview_builders(plan)
+    memory = report.memory_footprint_builders(plan)
+    builders: list[tuple[str, str, Callable[[], Any]]] = [
+        ("latency_by_type", "Latency per layer type (ms)",
+         lambda: perf["Latency per layer type (ms)"](title=None)),
+        ("count_by_type", "Layers per type", lambda: perf["Count per layer type"](title=None)),
+        ("precision_rollup", "Layers and latency by precision",
+         lambda: perf["Precision rollup"](title=None)),
+        ("precision_per_type", "Precision per layer type",
+         lambda: report.precision_per_type_sunburst(plan.df)),
+        ("latency_distribution", "Layer latency distribution",
+         lambda: perf["Layer latency distribution"](title=None)),
+    ]
+    for key, title in (("weights_distribution", "Weights footprint distribution per layer"),
+                       ("activations_distribution", "Activations footprint distribution per layer"),
+                       ("total_distribution", "Total footprint distribution per layer")):
+        builders.append((key, title, lambda title=title: memory[title](title=None)))
+    if len(plan.timings):
+        builders.append(("timings", "Latency over the timed iterations",
+                         lambda: report.engine_timings_figure(plan)))
+    return _collect(builders)
+
+
+def comparison_figures(plans: Sequence[EnginePlan], names: Sequence[str]) -> dict[str, Any]:
+    """TREx's engine-comparison overview (stacked latencies, counts, precisions, throughput)."""
+    from ..compare import plots
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            figures = plots.compare_engines_overview(plans, list(names))
+        except ImportError:
+            raise
+        except Exception as exc:
+            return {"overview": {"title": "Engine comparison", "error": f"{type(exc).__name__}: {exc}"}}
+    figures.pop("Aligned layer latencies", None)  # drawn in the page, clickable, from the alignment
+    return _collect([(f"cmp{i}", title, lambda fig=fig: fig) for i, (title, fig) in
+                     enumerate(figures.items())])

@@ -1,0 +1,120 @@
+"""The engine graph of a report: trex's DotGraph nodes and edges, placed by its layered layout.
+
+Nodes keep the label rows, sizes and colours of ``trex draw`` (type, precision and latency fills
+from :mod:`trex.graph.formatters`); the page draws only what is in view, so the payload holds
+positions, not SVG. Colours pass :func:`trex.graph.svg.svg_color`'s whitelist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..graph import DotGraph, layer_type_formatter, layered_layout
+from ..graph.colors import UNKNOWN_KEY_COLOR, latency_color, precision_colormap, text_color
+from ..graph.drawing import gc_paused
+from ..graph.formatters import layer_type_color, plan_latencies
+from ..graph.svg import MAX_ROW_CHARS, node_size, svg_color
+from ..plan import EnginePlan
+
+KINDS = ("layer", "region", "constant", "sync")
+
+
+def _fit(text: str) -> str:
+    return text if len(text) <= MAX_ROW_CHARS else text[:MAX_ROW_CHARS - 1] + "\u2026"
+
+
+class _Palette:
+    """Distinct colours, referenced by index (a 10,000-node graph uses a few dozen)."""
+
+    def __init__(self) -> None:
+        self.colors: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def __call__(self, color: Any, default: str) -> int:
+        value = svg_color(color, default)
+        found = self.index.get(value)
+        if found is None:
+            found = self.index[value] = len(self.colors)
+            self.colors.append(value)
+        return found
+
+
+def graph_payload(plan: EnginePlan) -> dict[str, Any]:
+    """Nodes (centre, size, kind, df row, label rows, fills), edges (ends, route, colour, dash)."""
+    with gc_paused():
+        graph = DotGraph(plan, layer_type_formatter, display_edge_details=False)
+        nodes = graph.nodes
+        index = {node.id: i for i, node in enumerate(nodes)}
+        sizes = [node_size(node.rows) for node in nodes]
+        ends = [(index[e.src], index[e.dst]) for e in graph.edges]
+        layout = layered_layout([w for w, _ in sizes], [h for _, h in sizes], ends)
+
+    rows_of = {id(layer): i for i, layer in enumerate(plan.layers)}
+    latencies = plan_latencies(plan)
+    slowest = max((v for v in latencies.values() if v == v), default=0.0)
+    palette = _Palette()
+    fill_type, fill_precision, fill_latency, stroke, pen = [], [], [], [], []
+    row_col, kind_col, rows_col, name_col = [], [], [], []
+    for node in nodes:
+        attrs = node.attrs
+        layer = node.layer
+        kind_col.append(KINDS.index(node.kind) if node.kind in KINDS else 0)
+        row_col.append(rows_of.get(id(layer), -1) if layer is not None else -1)
+        rows_col.append([_fit(str(text)) for text, _ in node.rows])
+        filled = "filled" in str(attrs.get("style", ""))
+        own_fill = palette(attrs.get("fillcolor") if filled else "white", "white")
+        if layer is not None and node.kind == "layer":
+            fill_type.append(palette(layer_type_color(layer), UNKNOWN_KEY_COLOR))
+            fill_precision.append(palette(precision_colormap.get(layer.precision,
+                                                                 UNKNOWN_KEY_COLOR), "gray"))
+            fill_latency.append(palette(latency_color(latencies.get(layer.name), slowest), "gray"))
+        else:
+            fill_type.append(own_fill)
+            fill_precision.append(own_fill)
+            fill_latency.append(own_fill)
+        stroke.append(palette(attrs.get("color"), "black"))
+        try:
+            pen.append(max(0.5, min(6.0, float(attrs.get("penwidth", 1)))))
+        except (TypeError, ValueError):
+            pen.append(1.0)
+        name_col.append(None if row_col[-1] >= 0 else str(node.name))
+
+    edge_color, edge_dash, routes = [], [], []
+    for edge, route in zip(graph.edges, layout.routes):
+        edge_color.append(palette(edge.attrs.get("color"), "black"))
+        edge_dash.append(1 if edge.attrs.get("style") == "dashed" else 0)
+        routes.append([round(v, 1) for point in route for v in point])
+
+    tensors = {}
+    for i, node in enumerate(nodes):
+        if node.tensor is not None:
+            t = node.tensor
+            tensors[str(i)] = [t.name, list(t.shape), t.format, int(t.size_bytes), t.precision]
+    return {
+        "width": round(layout.width, 1),
+        "height": round(layout.height, 1),
+        "palette": palette.colors,
+        "ink": [text_color(c) for c in palette.colors],
+        "nodes": {
+            "x": [round(v, 1) for v in layout.x],
+            "y": [round(v, 1) for v in layout.y],
+            "w": [round(w, 1) for w, _ in sizes],
+            "h": [round(h, 1) for _, h in sizes],
+            "kind": kind_col,
+            "row": row_col,
+            "rows": rows_col,
+            "name": name_col,
+            "fill": {"type": fill_type, "precision": fill_precision, "latency": fill_latency},
+            "stroke": stroke,
+            "pen": pen,
+            "tensor": tensors,
+        },
+        "edges": {
+            "src": [s for s, _ in ends],
+            "dst": [d for _, d in ends],
+            "color": edge_color,
+            "dash": edge_dash,
+            "route": routes,
+        },
+        "dropped_edges": graph.dropped_edges,
+    }

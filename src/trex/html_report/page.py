@@ -1,0 +1,151 @@
+"""One self-contained HTML file: the page template, its CSS and script, plotly.js and the data.
+
+Nothing is fetched when the page opens: scripts and styles are inline, and a Content-Security-Policy
+allows only the page's own scripts (by hash), no network access and no plugins. The data goes into
+``<script type="application/json">`` blocks (never executed) as JSON whose ``<``, ``>`` and ``&``
+are written ``\\u003c``, ``\\u003e``, ``\\u0026`` and every other non-ASCII character (U+2028 and
+U+2029 included) as a ``\\u`` escape, so no string in the data can close the block. The page's
+script renders every name with ``textContent`` and DOM calls, never by parsing HTML.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from ..errors import InputError
+from ..plan import EnginePlan
+from .payload import clean, report_payload
+
+_MARKER = re.compile(r"%%([A-Z_]+)%%")
+_UNSAFE_IN_SCRIPT = re.compile(r"</script|<!--", re.IGNORECASE)
+
+
+def asset(name: str) -> str:
+    """The text of one of the page's assets (``page.html``, ``report.css``, ``report.js``)."""
+    return (resources.files(__package__) / "assets" / name).read_text(encoding="utf-8")
+
+
+def plotly_js() -> str:
+    """plotly.js as bundled with the installed plotly package (``plotly.min.js``)."""
+    try:
+        from plotly.offline import get_plotlyjs
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise ImportError("trex report needs plotly: pip install 'trex-explorer[plot]'") from exc
+    return get_plotlyjs()
+
+
+def json_for_script(value: Any) -> str:
+    """JSON text that is safe inside ``<script type="application/json">`` (see module doc)."""
+    try:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    except (ValueError, TypeError):  # NaN or a non-JSON value somewhere: clean everything
+        text = json.dumps(clean(value), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _inline_script(code: str, what: str) -> str:
+    if _UNSAFE_IN_SCRIPT.search(code):
+        raise ValueError(f"{what} contains '</script' or '<!--' and cannot be inlined")
+    return code
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+
+
+def content_security_policy(scripts: Sequence[str]) -> str:
+    """No network, no plugins, no frames; only these inline scripts run (their hashes)."""
+    hashes = " ".join(f"'{_sha256(s)}'" for s in scripts)
+    return ("default-src 'none'; " f"script-src {hashes}; " "style-src 'unsafe-inline'; "
+            "img-src data: blob:; font-src data:; connect-src 'none'; object-src 'none'; "
+            "frame-src 'none'; worker-src 'none'; base-uri 'none'; form-action 'none'")
+
+
+def render_html(payload: dict[str, Any], details: Sequence[Any] = ()) -> str:
+    """The report page for a :func:`~trex.html_report.payload.report_payload`."""
+    from .. import __version__
+
+    plotly = _inline_script(plotly_js(), "plotly.js")
+    app = _inline_script(asset("report.js"), "report.js")
+    blocks = [f'<script type="application/json" id="trex-details-{k}">'
+              f"{json_for_script(d)}</script>" for k, d in enumerate(details)]
+    parts = {
+        "CSP": html.escape(content_security_policy([plotly, app]), quote=True),
+        "GENERATOR": html.escape(f"trex {__version__}", quote=True),
+        "TITLE": html.escape(f"trex report: {payload.get('title', '')}", quote=False),
+        "CSS": asset("report.css").replace("</", "<\\/"),
+        "DATA": json_for_script(payload),
+        "DETAILS": "\n".join(blocks),
+        "PLOTLY": plotly,
+        "APP": app,
+    }
+    return _MARKER.sub(lambda m: parts[m.group(1)], asset("page.html"))
+
+
+@dataclass
+class ReportResult:
+    """What :func:`write_report` wrote."""
+
+    path: str
+    engines: int
+    layers: int
+    bytes: int
+    seconds: float
+
+
+def load_plans(sources: Sequence[EnginePlan | str | os.PathLike], profile_id: int | None = None,
+               profile_run: int | None = None) -> list[EnginePlan]:
+    """EnginePlans as given, or loaded from paths (a prefix, a folder or any one file)."""
+    return [s if isinstance(s, EnginePlan) else
+            EnginePlan.from_path(s, profile_id=profile_id, profile_run=profile_run)
+            for s in sources]
+
+
+def build_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
+                 labels: Sequence[str] | None = None, title: str | None = None,
+                 gpu: str | None = None, exact_matching: bool = True) -> str:
+    """The HTML text of the report of one engine, or of a comparison of several (first = base)."""
+    if isinstance(sources, (EnginePlan, str, os.PathLike)):
+        sources = [sources]
+    plans = load_plans(sources)
+    paths = [os.fspath(s) if not isinstance(s, EnginePlan) else s.graph_file for s in sources]
+    payload, details = report_payload(plans, labels, paths, title, gpu, exact_matching)
+    return render_html(payload, details)
+
+
+def write_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
+                 output: str | os.PathLike, labels: Sequence[str] | None = None,
+                 title: str | None = None, gpu: str | None = None, exact_matching: bool = True,
+                 profile_id: int | None = None, profile_run: int | None = None,
+                 paths: Sequence[str] | None = None) -> ReportResult:
+    """Write the report of ``sources`` (plans or paths) to ``output``; see :func:`build_report`.
+
+    ``paths`` are shown as the engines' locations (default: the paths given, or the plans'
+    layer-information files)."""
+    start = time.perf_counter()
+    if isinstance(sources, (EnginePlan, str, os.PathLike)):
+        sources = [sources]
+    plans = load_plans(sources, profile_id, profile_run)
+    if paths is None:
+        paths = [os.fspath(s) if not isinstance(s, EnginePlan) else s.graph_file for s in sources]
+    payload, details = report_payload(plans, labels, paths, title, gpu, exact_matching)
+    text = render_html(payload, details)
+    path = os.path.abspath(os.fspath(output))
+    data = text.encode("utf-8")
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        raise InputError(path, f"cannot write the report: {exc.strerror}") from None
+    return ReportResult(path, len(plans), sum(len(p.df) for p in plans), len(data),
+                        time.perf_counter() - start)

@@ -1,0 +1,360 @@
+"""What a report shows, as plain JSON-ready values, computed by trex's own views (never re-parsed).
+
+Per engine: headline facts (model, device, builder configuration, latency, throughput, sizes,
+warnings), one column per layer attribute the table and charts need, the laid-out graph, linter
+findings, roofline figures, per-iteration timings, ONNX op latencies and a few report-card figures;
+per layer, the details shown on selection (attributes and tensors) go into a separate list that
+the page parses only when a layer is first opened. With several engines, the comparison views of
+:mod:`trex.compare` are added.
+
+Numbers that are NaN or infinite become ``None`` (JSON has no NaN); anything that is not a JSON
+value becomes its ``str``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..plan import EnginePlan
+
+SCHEMA_VERSION = 1
+MAX_TEXT = 2000  # longest attribute text kept in layer details (longer ones are cut)
+
+
+# ------------------------------------------------------------------ JSON-ready values
+def clean(value: Any) -> Any:
+    """``value`` as JSON values: NaN/inf -> None, numpy scalars -> Python, tuples -> lists."""
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [clean(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        return clean(value.item())
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return str(value)
+
+
+def floats(values: Any, digits: int | None = None) -> list[float | None]:
+    """A float column as a list, NaN/inf -> None, optionally rounded."""
+    array = np.asarray(values, dtype="float64")
+    if digits is not None:
+        array = np.round(array, digits)
+    finite = np.isfinite(array)
+    out = array.tolist()
+    if not finite.all():
+        for i in np.flatnonzero(~finite).tolist():
+            out[i] = None
+    return out
+
+
+def strings(values: Sequence[Any]) -> list[str]:
+    """A column as strings; missing values become ``""``."""
+    return ["" if v is None or (isinstance(v, float) and v != v) else str(v) for v in values]
+
+
+def frame(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict[str, Any]:
+    """A DataFrame as ``{"columns": [...], "rows": [[...], ...]}`` of JSON values."""
+    if columns is not None:
+        df = df[[c for c in columns if c in df.columns]]
+    rows = [[clean(v) for v in row] for row in df.itertuples(index=False, name=None)]
+    return {"columns": [str(c) for c in df.columns], "rows": rows}
+
+
+# ------------------------------------------------------------------ one engine
+def _stream_ids(plan: EnginePlan) -> list[int]:
+    out = []
+    for layer in plan.layers:
+        stream = layer.raw_dict.get("StreamId", 0)
+        out.append(stream if isinstance(stream, int) and not isinstance(stream, bool) else 0)
+    return out
+
+
+def layer_columns(plan: EnginePlan) -> dict[str, list[Any]]:
+    """The per-layer columns of the table, the charts and the search (one entry per ``plan.df`` row)."""
+    from ..onnx_map import layer_nodes
+
+    df = plan.df
+    nodes = layer_nodes(plan)
+    return {
+        "name": strings(df["Name"].tolist()),
+        "type": strings(df["type"].tolist()),
+        "subtype": strings(df["subtype"].tolist()),
+        "precision": strings(df["precision"].tolist()),
+        "out_precision": strings(df["output_precision"].tolist()),
+        "tactic": strings(df["tactic"].tolist()),
+        "avg": floats(df["latency.avg_time"]),
+        "median": floats(df["latency.median_time"]),
+        "time": floats(df["latency.time"]),
+        "pct": floats(df["latency.pct_time"]),
+        "weights": df["weights_size"].astype("int64").tolist(),
+        "io": df["total_io_size_bytes"].astype("int64").tolist(),
+        "footprint": df["total_footprint_bytes"].astype("int64").tolist(),
+        "stream": _stream_ids(plan),
+        "onnx": [[str(n) for n in row] for row in nodes["onnx_nodes"].tolist()],
+        "onnx_source": strings(nodes["source"].tolist()),
+        "onnx_ops": [[str(n) for n in row] for row in nodes["onnx_ops"].tolist()],
+    }
+
+
+def _tensor(t: Any) -> list[Any]:
+    return [t.name, clean(list(t.shape)), t.format, int(t.size_bytes), t.precision]
+
+
+def _attribute(value: Any) -> Any:
+    value = clean(value)
+    if isinstance(value, str) and len(value) > MAX_TEXT:
+        return value[:MAX_TEXT] + "\u2026"
+    return value
+
+
+_DETAIL_SKIP = frozenset({"Name", "Inputs", "Outputs"})
+
+
+def layer_details(plan: EnginePlan) -> list[list[Any]]:
+    """Per layer: ``[attributes, inputs, outputs]``; a tensor is ``[name, shape, format, bytes,
+    precision]`` and the attributes are the layer-information keys (every one but the tensors)."""
+    out = []
+    for layer in plan.layers:
+        attrs = {str(k): _attribute(v) for k, v in layer.raw_dict.items() if k not in _DETAIL_SKIP}
+        out.append([attrs, [_tensor(t) for t in layer.inputs], [_tensor(t) for t in layer.outputs]])
+    return out
+
+
+def headline(plan: EnginePlan) -> dict[str, Any]:
+    """The header's facts: model summary and engine facts (:mod:`trex.summary`, :mod:`trex.compare`)."""
+    from ..compare.views import engine_facts
+    from ..summary import model_summary
+
+    summary = model_summary(plan)
+    facts = engine_facts(plan)
+    keep = ("layers", "detailed", "profiles", "profile_id", "average_time_ms", "weights_bytes",
+            "activations_bytes", "activation_footprint_bytes", "streams", "profile_iterations",
+            "inputs", "outputs")
+    out = {key: summary[key] for key in keep}
+    out.update({key: facts[key] for key in ("gpu_compute_median_ms", "latency_median_ms",
+                                            "throughput_qps", "batch_size", "precision_mix",
+                                            "onnx_metadata")})
+    out["trex_summary"] = summary["trex_summary"]
+    return clean(out)
+
+
+def lint_payload(plan: EnginePlan, index: dict[str, int]) -> dict[str, Any]:
+    """Linter findings (``trex.lint.lint``) with the row of the layer each names (or None)."""
+    from ..lint import lint
+
+    df = lint(plan)
+    notes = [str(n) for n in df.attrs.get("notes", [])]
+    rows = []
+    for layer, linter, severity, hazard, evidence, mitigation, help_ in zip(
+            df["layer"].tolist(), df["linter"].tolist(), df["severity"].tolist(),
+            df["hazard"].tolist(), df["evidence"].tolist(), df["mitigation"].tolist(),
+            df["help"].tolist()):
+        if isinstance(evidence, dict):
+            evidence = json.dumps(clean(evidence), ensure_ascii=False, default=str)
+        rows.append([index.get(layer), strings([layer])[0], str(linter), str(severity),
+                     strings([hazard])[0], strings([evidence])[0], strings([mitigation])[0],
+                     strings([help_])[0]])
+    return {"columns": ["row", "layer", "linter", "severity", "hazard", "evidence", "mitigation",
+                        "help"], "rows": rows, "notes": notes}
+
+
+def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]:
+    """:func:`trex.compute.roofline` for the layers with a compute model, and the peaks used."""
+    from ..compute import roofline
+
+    df = roofline(plan, gpu)
+    flops = df["flops"].to_numpy(dtype="float64")
+    total = df["bytes"].to_numpy(dtype="float64")
+    keep = np.flatnonzero(np.isfinite(flops) & (flops > 0) & (total > 0))
+    sub = df.iloc[keep]
+    peaks: dict[str, float] = {}
+    for precision, peak in zip(sub["precision"].tolist(), sub["peak_tflops"].tolist()):
+        if peak == peak and peak is not None:
+            peaks.setdefault(str(precision), float(peak))
+    bandwidth = float(df["peak_gbps"].iloc[0]) if len(df) else math.nan
+    return {
+        "gpu": df.attrs.get("gpu"),
+        "source": str(df.attrs.get("peaks_source", "")),
+        "bandwidth_gbps": bandwidth if math.isfinite(bandwidth) else None,
+        "peaks_tflops": peaks,
+        "row": keep.tolist(),
+        "model": strings(sub["model"].tolist()),
+        "macs": [None if v is pd.NA else int(v) for v in sub["macs"].tolist()],
+        "flops": floats(sub["flops"]),
+        "bytes": sub["bytes"].astype("int64").tolist(),
+        "intensity": floats(sub["arithmetic_intensity"], 6),
+        "tflops": floats(sub["achieved_tflops"], 6),
+        "gbps": floats(sub["achieved_gbps"], 4),
+        "attainable": floats(sub["attainable_tflops"], 6),
+        "bound": strings(sub["bound"].tolist()),
+        "pct_roofline": floats(sub["pct_of_roofline"], 3),
+        "M": [None if v is pd.NA else int(v) for v in sub["M"].tolist()],
+        "N": [None if v is pd.NA else int(v) for v in sub["N"].tolist()],
+        "K": [None if v is pd.NA else int(v) for v in sub["K"].tolist()],
+    }
+
+
+def timings_payload(plan: EnginePlan) -> dict[str, Any]:
+    """Per-iteration latency and GPU compute, trtexec-rule percentiles and the timing analysis."""
+    from ..timings import latency_percentiles, timing_analysis, timing_records
+
+    analysis = timing_analysis(plan)
+    out: dict[str, Any] = {"available": bool(analysis.get("available")),
+                           "iterations": analysis.get("iterations", 0),
+                           "flags": [str(f) for f in analysis.get("flags", [])],
+                           "layer_gap": clean(analysis.get("layer_gap", {}))}
+    if not out["available"]:
+        return out
+    records = timing_records(plan)
+    out["latency"] = floats(records["latency_ms"], 6)
+    out["compute"] = floats(records["compute_ms"], 6)
+    out["percentiles"] = frame(latency_percentiles(plan))
+    out["summary"] = clean({k: analysis.get(k) for k in (
+        "throughput_qps", "gpu_utilization_pct", "h2d_pct", "d2h_pct", "enqueue_to_compute",
+        "host_bound", "unstable")})
+    return out
+
+
+def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None = None,
+                   figures: bool = True) -> tuple[dict[str, Any], list[list[Any]]]:
+    """(the engine's page data, its per-layer details)."""
+    from ..onnx_map import latency_by_onnx_op
+    from ..summary import latency_by_precision, latency_by_type, tactic_summary
+    from .graphdata import graph_payload
+
+    names = plan.df["Name"].tolist()
+    index = {name: i for i, name in enumerate(names)}
+    data: dict[str, Any] = {
+        "name": str(plan.name),
+        "label": str(label),
+        "path": str(path),
+        "detailed": bool(plan.detailed),
+        "headline": headline(plan),
+        "device": clean(plan.device_properties),
+        "builder": clean(plan.builder_cfg),
+        "performance": clean(plan.performance_summary),
+        "inference": clean(plan.inference_options),
+        "warnings": [str(w) for w in plan.warnings],
+        "layers": layer_columns(plan),
+        "by_type": frame(latency_by_type(plan)),
+        "by_precision": frame(latency_by_precision(plan)),
+        "tactics": frame(tactic_summary(plan, group_tactics=True, sort_key="latency")),
+        "onnx_ops": frame(latency_by_onnx_op(plan)),
+        "graph": graph_payload(plan),
+        "lint": lint_payload(plan, index),
+        "roofline": roofline_payload(plan, gpu),
+        "timings": timings_payload(plan),
+        "figures": {},
+    }
+    if figures:
+        from .figures import engine_figures
+
+        data["figures"] = engine_figures(plan)
+    return data, layer_details(plan)
+
+
+# ------------------------------------------------------------------ several engines
+def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_matching: bool = True,
+                       figures: bool = True) -> dict[str, Any]:
+    """The comparison views of :mod:`trex.compare` for the engines, in order (the first is the base)."""
+    from .. import compare
+
+    names = list(names)
+    alignment = compare.align_plans(plans, exact_matching, names)
+    layers = compare.compare_layers(plans, names, exact_matching, alignment)
+    onnx = compare.compare_onnx_nodes(plans, names)
+    aligned = {
+        "type": strings(layers["type"].tolist()),
+        "match": strings(layers["match"].tolist()),
+        "rows": [[None if v is pd.NA else int(v) for v in alignment[name].tolist()]
+                 for name in names],
+        "ms": [floats(layers[f"{name} ms"]) for name in names],
+        "delta": floats(layers["delta ms"]),
+        "speedup": floats(layers["speedup"]),
+    }
+    data = {
+        "names": names,
+        "summary": frame(compare.summary_table(plans, names)),
+        "by_type": frame(compare.compare_by_type(plans, names)),
+        "by_precision": frame(compare.compare_by_precision(plans, names)),
+        "links": frame(compare.link_counts(alignment, names)),
+        "aligned": aligned,
+        "onnx": frame(onnx.sort_values("delta ms", ascending=False, kind="stable",
+                                       ignore_index=True)),
+        "onnx_without_metadata": [str(n) for n in onnx.attrs.get("without_metadata", [])],
+        "figures": {},
+    }
+    if figures:
+        from .figures import comparison_figures
+
+        data["figures"] = comparison_figures(plans, names)
+    return data
+
+
+def report_payload(plans: Sequence[EnginePlan], labels: Sequence[str] | None = None,
+                   paths: Sequence[str] | None = None, title: str | None = None,
+                   gpu: str | None = None, exact_matching: bool = True, figures: bool = True
+                   ) -> tuple[dict[str, Any], list[list[list[Any]]]]:
+    """(page data, per-engine layer details) for one engine or a comparison of several."""
+    from .. import __version__
+
+    if not plans:
+        raise ValueError("a report needs at least one engine")
+    labels = list(labels) if labels is not None else _default_labels(plans)
+    if len(labels) != len(plans) or len(set(labels)) != len(labels):
+        raise ValueError(f"need {len(plans)} distinct labels, got {labels}")
+    paths = list(paths) if paths is not None else [getattr(p, "graph_file", "") for p in plans]
+    engines, details = [], []
+    for plan, label, path in zip(plans, labels, paths):
+        data, det = engine_payload(plan, label, path, gpu, figures)
+        engines.append(data)
+        details.append(det)
+    payload: dict[str, Any] = {
+        "schema": SCHEMA_VERSION,
+        "generator": f"trex {__version__}",
+        "title": title or (labels[0] if len(labels) == 1 else " vs ".join(labels)),
+        "engines": engines,
+        "comparison": comparison_payload(plans, labels, exact_matching, figures)
+        if len(plans) > 1 else None,
+        "colors": _colors(),
+    }
+    return payload, details
+
+
+def _default_labels(plans: Sequence[EnginePlan]) -> list[str]:
+    names = [str(p.name) for p in plans]
+    if len(set(names)) == len(names):
+        return names
+    return [f"{name}#{i + 1}" for i, name in enumerate(names)]
+
+
+def _colors() -> dict[str, Any]:
+    from ..graph.colors import (
+        NO_LATENCY_COLOR,
+        UNKNOWN_KEY_COLOR,
+        latency_palette,
+        layer_colormap,
+        precision_colormap,
+    )
+    from ..graph.svg import svg_color
+
+    return {
+        "type": {k: svg_color(v) for k, v in layer_colormap.items()},
+        "precision": {str(k): svg_color(v) for k, v in precision_colormap.items()},
+        "latency": [svg_color(c) for c in latency_palette],
+        "none": svg_color(NO_LATENCY_COLOR),
+        "unknown": svg_color(UNKNOWN_KEY_COLOR),
+    }

@@ -1,0 +1,152 @@
+"""The performance and memory-footprint overviews of TREx's report card, and the latency sunburst.
+
+``*_builders(plan)`` return ``{title: builder}`` (each ``builder(title=None)`` makes one figure, so a
+dropdown builds only what is chosen); ``*_figures(plan)`` build them all.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..misc import group_count, group_sum_attr, hashable
+from ._common import Builder, Source, build_all, frame, label, layer_colormap, plotly, precision_colormap
+from .plotting import plotly_bar2, plotly_hist, plotly_pie2
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from ..plan import EnginePlan
+
+
+def latency_by_type(df: pd.DataFrame) -> pd.DataFrame:
+    """Summed ``latency.pct_time`` and ``latency.avg_time`` per layer type."""
+    return group_sum_attr(df, "type", ["latency.pct_time", "latency.avg_time"])
+
+
+def perf_overview_builders(plan: EnginePlan) -> dict[str, Builder]:
+    """TREx's performance diagrams, by title: latency per layer and per type, precisions, distribution."""
+    df = plan.df
+    layer_colors, precision_colors = layer_colormap(), precision_colormap()
+    by_type = latency_by_type(df)
+    per_layer = partial(plotly_bar2, df, names_col="Name", xaxis_title="Layer")
+    per_type = partial(plotly_bar2, names_col="type", color="type", colormap=layer_colors,
+                       orientation="h", show_axis_ticks=(True, True))
+    precision_charts = [
+        (group_count(df, "precision"), "Layer count by precision", "count", "precision"),
+        (group_sum_attr(df, "precision", "latency.pct_time"), "% latency by precision",
+         "latency.pct_time", "precision"),
+    ]
+    return {
+        "Latency per layer (%)": partial(per_layer, title="Latency per layer (%)",
+                                         values_col="latency.pct_time", color="type",
+                                         colormap=layer_colors),
+        "Latency per layer (ms)": partial(per_layer, title="Latency per layer (ms)",
+                                          values_col="latency.avg_time", color="type",
+                                          colormap=layer_colors),
+        "Layer latency distribution": partial(plotly_hist, df, title="Layer latency distribution",
+                                              values_col="latency.avg_time", color="type",
+                                              colormap=layer_colors),
+        "Precision per layer": partial(per_layer, title="Precision per layer",
+                                       values_col="latency.avg_time", color="precision",
+                                       colormap=precision_colors),
+        "Output precision per layer": partial(per_layer, title="Output precision per layer",
+                                              values_col="latency.avg_time",
+                                              color="output_precision",
+                                              colormap=precision_colors),
+        "Count per layer type": partial(per_type, group_count(df, "type"),
+                                        title="Count per layer type", values_col="count"),
+        "Latency per layer type (ms)": partial(per_type, by_type, title="Latency per layer type (ms)",
+                                               values_col="latency.avg_time"),
+        "Latency per layer type (%)": partial(per_type, by_type, title="Latency per layer type (%)",
+                                              values_col="latency.pct_time"),
+        "Precision per layer type": partial(precision_per_type_sunburst, plan,
+                                            title="Precision per layer type"),
+        "Precision rollup": partial(plotly_pie2, title="Precision rollup", charts=precision_charts,
+                                    colormap=precision_colors),
+    }
+
+
+def perf_overview_figures(plan: EnginePlan) -> dict[str, go.Figure]:
+    """Every figure of :func:`perf_overview_builders`, built."""
+    return build_all(perf_overview_builders(plan))
+
+
+def memory_footprint_builders(plan: EnginePlan) -> dict[str, Builder]:
+    """TREx's memory diagrams by title: weights, activations, total footprint per layer and their spread."""
+    df = plan.df
+    colors = layer_colormap()
+    bars = partial(plotly_bar2, df, names_col="Name", color="type", colormap=colors,
+                   show_axis_ticks=(False, True), xaxis_title="Layer")
+    hist = partial(plotly_hist, df, color="type", colormap=colors)
+    out: dict[str, Builder] = {}
+    for what, column in (("Weights", "weights_size"), ("Activation", "total_io_size_bytes"),
+                         ("Total", "total_footprint_bytes")):
+        title = f"{what} footprint per layer"
+        out[title] = partial(bars, title=title, values_col=column)
+    for what, column in (("Weights", "weights_size"), ("Activations", "total_io_size_bytes"),
+                         ("Total", "total_footprint_bytes")):
+        title = f"{what} footprint distribution per layer"
+        out[title] = partial(hist, title=title, values_col=column, xaxis_title=label(column))
+    return out
+
+
+def memory_footprint_figures(plan: EnginePlan) -> dict[str, go.Figure]:
+    """Every figure of :func:`memory_footprint_builders`, built."""
+    return build_all(memory_footprint_builders(plan))
+
+
+def layer_latency_sunburst(source: Source, title: str = "Layer latencies (ms)",
+                           value_col: str = "latency.avg_time") -> go.Figure:
+    """Sunburst of layer types and their layers, each wedge sized by its latency.
+
+    TREx sized the wedges by layer count (and its leaves were latency values); here a type's wedge
+    is its summed latency and the centre is the engine's total."""
+    go = plotly()
+    df = frame(source)
+    colors = layer_colormap()
+    types = hashable(df["type"]).fillna("None").astype(str).to_numpy()
+    values = df[value_col].fillna(0.0).clip(lower=0.0).to_numpy(dtype="float64")
+    names = df["Name"].astype(str).to_numpy()
+    type_order = list(dict.fromkeys(types))
+    type_sum = {t: float(values[types == t].sum()) for t in type_order}
+    total = float(values.sum())
+    root = "All layers"
+    ids = [root] + [f"type/{t}" for t in type_order] + [f"layer/{i}" for i in range(len(df))]
+    labels = [root] + type_order + list(names)
+    parents = [""] + [root] * len(type_order) + [f"type/{t}" for t in types]
+    sizes = [total] + [type_sum[t] for t in type_order] + list(values)
+    fill = (["white"] + [colors[t] for t in type_order] + [colors[t] for t in types])
+    unit = "%" if value_col == "latency.pct_time" else " ms"
+    fig = go.Figure(go.Sunburst(ids=ids, labels=labels, parents=parents, values=sizes,
+                                branchvalues="total", marker={"colors": fill},
+                                hovertemplate=f"%{{label}}<br>%{{value:.4f}}{unit}"
+                                              "<br>%{percentRoot:.1%} of the total<extra></extra>"))
+    fig.update_layout(title={"text": title, "x": 0.5}, margin={"t": 50, "l": 0, "r": 0, "b": 0})
+    return fig
+
+
+def precision_per_type_sunburst(plan: Source, title: str = "Precision per layer type") -> go.Figure:
+    """Sunburst of layer types and their precisions, sized by layer count (TREx's diagram)."""
+    go = plotly()
+    df = frame(plan)
+    colors = precision_colormap()
+    types = df["type"].fillna("None").astype(str)
+    precisions = df["precision"].fillna("None").astype(str)
+    counts = pd.DataFrame({"type": types, "precision": precisions}).value_counts(sort=False)
+    type_counts = types.value_counts(sort=False)
+    ids = [f"type/{t}" for t in type_counts.index] + [f"{t}/{p}" for t, p in counts.index]
+    labels = list(type_counts.index) + [p for _, p in counts.index]
+    parents = [""] * len(type_counts) + [f"type/{t}" for t, _ in counts.index]
+    values = list(type_counts.to_numpy()) + list(counts.to_numpy())
+    fill = ["white"] * len(type_counts) + [colors[p] for _, p in counts.index]
+    fig = go.Figure(go.Sunburst(ids=ids, labels=labels, parents=parents,
+                                values=np.asarray(values, dtype="int64"), branchvalues="total",
+                                marker={"colors": fill},
+                                hovertemplate="%{label}: %{value} layers<extra></extra>"))
+    name = getattr(plan, "name", "")
+    fig.update_layout(title={"text": f"{title}<br>({name})" if name else title, "x": 0.5})
+    return fig

@@ -1,0 +1,420 @@
+"""``trex report`` pages driven in a real browser: Debian's Chromium through Playwright.
+
+Needs ``pip install playwright`` and ``apt-get install chromium`` (no browser download: Playwright
+launches /usr/bin/chromium, or $TREX_CHROMIUM). Without them these tests skip locally and fail
+when ``CI`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+import trex
+from test_html_report import (
+    HOSTILE_DIR,
+    MOBILENET,
+    generated_engine,
+    make_hostile_engine,
+)
+from trex.html_report import write_report
+
+warnings.simplefilter("ignore", trex.TrexWarning)
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+VIEWPORT = {"width": 1500, "height": 950}
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is required in CI for the browser tests")
+    pytest.skip(f"{what} is not installed")
+
+
+def chromium_path() -> str | None:
+    for candidate in (os.environ.get("TREX_CHROMIUM"), "/usr/bin/chromium",
+                      shutil.which("chromium"), shutil.which("chromium-browser")):
+        if candidate and os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright (pip install playwright)")
+    executable = chromium_path()
+    if executable is None:
+        _missing("chromium (apt-get install chromium)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Report:
+    """One opened report page, with what it logged and requested."""
+
+    def __init__(self, browser, path: Path, fragment: str = "", init_script: str | None = None,
+                 bypass_csp: bool = False):
+        self.context = browser.new_context(viewport=VIEWPORT, bypass_csp=bypass_csp)
+        if init_script:
+            self.context.add_init_script(init_script)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+        def on_dialog(dialog):
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        self.page.on("dialog", on_dialog)
+        self.page.goto(path.as_uri() + fragment)
+        self.wait("() => !!window.trexReady", timeout=30.0)
+
+    def close(self) -> None:
+        self.context.close()
+
+    def js(self, expression: str, arg=None):
+        return self.page.evaluate(expression, arg)
+
+    def wait(self, expression: str, arg=None, timeout: float = 5.0):
+        """Poll ``expression`` until it is truthy (page.wait_for_function evaluates its predicate
+        with eval, which the page's Content-Security-Policy forbids)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.page.evaluate(expression, arg)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {expression} ({arg})")
+            self.page.wait_for_timeout(50)
+
+    def tab(self, name: str) -> None:
+        self.page.click(f"#tabbtn-{name}")
+
+    def count(self, element_id: str, expected: int) -> None:
+        self.wait("([id, n]) => document.getElementById(id).getAttribute('data-count') === String(n)",
+                  [element_id, expected])
+
+    def search_layers(self, text: str, expected: int | None = None) -> None:
+        self.page.fill("#layer-search", text)
+        if expected is not None:
+            self.count("layer-count", expected)
+        else:
+            self.page.wait_for_timeout(300)
+
+    def table_names(self) -> list[str]:
+        return self.js("""() => [...document.querySelectorAll('#layer-table .vt-row')]
+            .sort((a, b) => a.offsetTop - b.offsetTop)
+            .map(r => r.querySelector('[data-col=name]').textContent)""")
+
+    def selected_in_graph(self) -> int | None:
+        return self.js("""() => { const s = document.getElementById('graph-selection');
+            return s ? Number(s.getAttribute('data-layer')) : null; }""")
+
+    def offline(self) -> bool:
+        return all(url.startswith("file://") for url in self.requests)
+
+
+@pytest.fixture(scope="module")
+def mobilenet_plan(engines):
+    return trex.EnginePlan.from_path(engines / MOBILENET)
+
+
+@pytest.fixture(scope="module")
+def mobilenet_report(engines, tmp_path_factory):
+    path = tmp_path_factory.mktemp("report") / "mobilenet.html"
+    write_report(engines / MOBILENET, path)
+    return path
+
+
+@pytest.fixture
+def mobilenet(browser, mobilenet_report):
+    report = Report(browser, mobilenet_report)
+    yield report
+    report.close()
+
+
+def test_page_loads_offline_without_errors(mobilenet, mobilenet_plan, tmp_path):
+    page = mobilenet.page
+    assert page.text_content("#engine-name") == mobilenet_plan.name
+    # the overview charts in view are drawn by the inlined plotly.js
+    mobilenet.wait("() => document.querySelectorAll('.chart[data-drawn]').length >= 2", timeout=10)
+    for tab in ("layers", "charts", "lint", "overview"):
+        mobilenet.tab(tab)
+        page.wait_for_timeout(200)
+    page.wait_for_timeout(500)
+    assert mobilenet.errors == []
+    assert mobilenet.offline(), mobilenet.requests
+    shot = tmp_path / "overview.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000
+
+
+def test_search_finds_a_layer(mobilenet, mobilenet_plan):
+    mobilenet.tab("layers")
+    name = mobilenet_plan.df["Name"].iloc[40]
+    mobilenet.search_layers(name, 1)
+    assert mobilenet.table_names() == [name]
+    # ONNX node names and tactics are searched too; words are ANDed
+    mobilenet.search_layers("QuantizeLinear_170 Conv_174", 1)
+    mobilenet.search_layers("definitely-not-a-layer", 0)
+    assert mobilenet.page.is_visible("#layer-table .vt-empty")
+
+
+def test_table_row_shows_details_and_selects_in_graph(mobilenet, mobilenet_plan, tmp_path):
+    page = mobilenet.page
+    mobilenet.tab("layers")
+    row = 30
+    name = mobilenet_plan.df["Name"].iloc[row]
+    page.click(f"#layer-table .vt-row[data-item='{row}']")
+    assert page.text_content("#details-name") == name
+    assert mobilenet.selected_in_graph() == row
+    assert page.get_attribute(f"#layer-table .vt-row[data-item='{row}']", "class") == "vt-row sel"
+    # the graph centred the selected node: its halo is inside the graph's stage
+    page.wait_for_timeout(300)
+    halo = page.locator("#graph-selection").bounding_box()
+    stage = page.locator("#graph-stage").bounding_box()
+    assert stage["x"] <= halo["x"] + halo["width"] / 2 <= stage["x"] + stage["width"]
+    assert stage["y"] <= halo["y"] + halo["height"] / 2 <= stage["y"] + stage["height"]
+    # details: tensors, ONNX nodes, tactic, attributes
+    text = page.text_content("#details")
+    layer = mobilenet_plan.layers[row]
+    assert layer.inputs[0].name in text and layer.outputs[0].name in text
+    assert "Attributes" in text and layer.subtype in text
+    assert f"layer={row}" in mobilenet.page.url  # deep link to the selection
+    page.screenshot(path=str(tmp_path / "layers.png"))
+    assert mobilenet.errors == []
+
+
+def test_graph_click_selects_table_row(mobilenet, mobilenet_plan):
+    page = mobilenet.page
+    mobilenet.tab("layers")
+    page.wait_for_timeout(300)
+    # the screen position of the first drawn layer node
+    row, x, y = mobilenet.js("""() => {
+        const g = window.trexReport.app.explorer.graph;
+        const nodes = g.g.nodes, r = g.svg.getBoundingClientRect();
+        for (let i = 0; i < g.n; i++) {
+          if (nodes.row[i] < 0) continue;
+          const x = g.X[i] * g.s + g.tx, y = g.Y[i] * g.s + g.ty;
+          if (x > 40 && y > 60 && x < r.width - 240 && y < r.height - 40)
+            return [nodes.row[i], r.left + x, r.top + y];
+        }
+        return [-1, 0, 0]; }""")
+    assert row >= 0
+    page.mouse.click(x, y)
+    assert page.text_content("#details-name") == mobilenet_plan.df["Name"].iloc[row]
+    assert mobilenet.selected_in_graph() == row
+    page.wait_for_selector(f"#layer-table .vt-row.sel[data-item='{row}']")
+    assert mobilenet.errors == []
+
+
+def test_filters_change_the_row_count(mobilenet, mobilenet_plan):
+    page = mobilenet.page
+    df = mobilenet_plan.df
+    mobilenet.tab("layers")
+    mobilenet.count("layer-count", len(df))
+    page.select_option("#type-filter", "Reformat")
+    mobilenet.count("layer-count", int((df["type"] == "Reformat").sum()))
+    page.select_option("#precision-filter", "FP16")
+    mobilenet.count("layer-count", int(((df["type"] == "Reformat") & (df["precision"] == "FP16")).sum()))
+    page.click("text=Clear")
+    mobilenet.count("layer-count", len(df))
+
+
+def test_sorting_by_latency(mobilenet, mobilenet_plan):
+    mobilenet.tab("layers")
+    mobilenet.page.click("#layer-table .vt-head button[data-col='avg']")
+    names = mobilenet.table_names()
+    expected = mobilenet_plan.df.sort_values("latency.avg_time", ascending=False)["Name"].tolist()
+    assert names[:5] == expected[:5]
+    # only the rows in view exist in the page
+    assert len(names) < len(expected)
+
+
+def test_graph_search_zoom_and_colours(mobilenet, mobilenet_plan):
+    page = mobilenet.page
+    mobilenet.tab("layers")
+    page.wait_for_timeout(300)
+    before = page.text_content(".zoom-label")
+    page.mouse.move(900, 500)
+    page.mouse.wheel(0, 400)
+    mobilenet.wait("(b) => document.querySelector('.zoom-label').textContent !== b", before)
+    page.select_option("#graph-color", "precision")
+    page.wait_for_timeout(200)
+    assert page.text_content("#graph-legend").split("\n")[0].startswith("Legend")
+    assert page.text_content("#graph-legend div").startswith("INT8")
+    page.fill("#graph-search", "Reformat")
+    page.press("#graph-search", "Enter")
+    mobilenet.wait("() => document.getElementById('graph-match-count').textContent.includes(' of ')")
+    row = mobilenet.selected_in_graph()
+    assert mobilenet_plan.df["type"].iloc[row] == "Reformat"
+    assert page.text_content("#details-name") == mobilenet_plan.df["Name"].iloc[row]
+    assert mobilenet.errors == []
+
+
+def test_lint_findings_link_to_layers(mobilenet, mobilenet_plan):
+    page = mobilenet.page
+    mobilenet.tab("lint")
+    first = page.locator("#lint-table .vt-row").first
+    layer = first.locator("[data-col=layer]").text_content()
+    first.locator("[data-col=layer]").click()
+    assert page.get_attribute("#tabbtn-layers", "aria-selected") == "true"
+    assert page.text_content("#details-name") == layer
+    assert "Linter findings" in page.text_content("#details")
+
+
+def test_charts_select_layers(mobilenet, mobilenet_plan):
+    page = mobilenet.page
+    mobilenet.tab("charts")
+    page.wait_for_selector("[data-chart='latency-per-layer'] .chart[data-drawn]", timeout=10_000)
+    for chart in ("roofline", "efficiency", "memory-per-layer"):
+        page.locator(f"[data-chart='{chart}']").scroll_into_view_if_needed()
+        page.wait_for_selector(f"[data-chart='{chart}'] .chart[data-drawn]", timeout=10_000)
+    mobilenet.tab("overview")
+    # the timings (a WebGL figure in the report card) draw without a GPU
+    page.locator("[data-chart='timings']").scroll_into_view_if_needed()
+    page.wait_for_selector("[data-chart='timings'] .chart[data-drawn]", timeout=10_000)
+    assert "WebGL" not in page.text_content("[data-chart='timings']")
+    page.locator("[data-chart='slowest']").scroll_into_view_if_needed()
+    page.wait_for_selector("[data-chart='slowest'] .chart[data-drawn]", timeout=10_000)
+    # the slowest layer's bar opens it
+    # a bar opens its layer (the second slowest: the mode bar may cover the top one)
+    bars = page.locator("[data-chart='slowest'] .point")
+    box = bars.nth(bars.count() - 2).bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    second = mobilenet_plan.df.sort_values("latency.avg_time", ascending=False)["Name"].iloc[1]
+    page.wait_for_selector("#details-name")
+    assert page.text_content("#details-name") == second
+    assert mobilenet.errors == []
+
+
+def test_comparison_report(browser, engines, tmp_path):
+    paths = [engines / "a100-resnet18-fp16", engines / "a100-resnet18-qat"]
+    plans = [trex.EnginePlan.from_path(p) for p in paths]
+    out = tmp_path / "compare.html"
+    write_report(plans, out, labels=["fp16", "int8"])
+    report = Report(browser, out, "#tab=compare")
+    try:
+        page = report.page
+        assert page.get_attribute("#tabbtn-compare", "aria-selected") == "true"
+        page.wait_for_selector("#compare-table .vt-row")
+        # a layer only the INT8 engine has: its name opens it in that engine
+        row = page.locator("#compare-table .vt-row [data-col='n1'].link").first
+        name = row.text_content()
+        row.click()
+        assert page.input_value("#engine-select") == "1"
+        assert page.text_content("#details-name") == name
+        assert "In the other engines" in page.text_content("#details")
+        page.select_option("#engine-select", "0")
+        report.tab("overview")
+        assert page.text_content("#engine-name") == plans[0].name
+        page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
+        assert report.errors == [] and report.offline()
+    finally:
+        report.close()
+
+
+def test_names_only_engine(browser, engines, tmp_path):
+    out = tmp_path / "detr.html"
+    write_report(engines / "trt10-detr-int8-names-only", out)
+    report = Report(browser, out, "#tab=layers")
+    try:
+        report.count("layer-count", 840)
+        report.page.click("#layer-table .vt-row[data-item='3']")
+        assert "Names-only layer information" in report.page.text_content("#details")
+        assert report.selected_in_graph() == 3
+        assert report.errors == []
+    finally:
+        report.close()
+
+
+ALERT_TRAP = """
+window.__trexAlerts = [];
+for (const f of ['alert', 'confirm', 'prompt', 'print', 'open']) {
+  window[f] = (...args) => { window.__trexAlerts.push([f, String(args[0])]); };
+}
+"""
+
+
+@pytest.mark.parametrize("csp", ["enforced", "bypassed"])
+def test_hostile_names_run_no_script(browser, engines, tmp_path, csp):
+    """With the page's Content-Security-Policy, and without it: escaping alone must suffice."""
+    folder, names = make_hostile_engine(engines, tmp_path)
+    plan = trex.EnginePlan.from_path(folder)
+    out = tmp_path / "hostile.html"
+    write_report(plan, out, paths=[str(folder)])
+    report = Report(browser, out, init_script=ALERT_TRAP, bypass_csp=csp == "bypassed")
+    try:
+        page = report.page
+        page.wait_for_timeout(500)
+        assert page.text_content("#engine-name") == plan.name
+        assert HOSTILE_DIR in page.text_content(".title-row")  # the path, as text
+        report.tab("layers")
+        df_names = plan.df["Name"].tolist()
+        for name in names:
+            row = df_names.index(name)
+            page.click(f"#layer-table .vt-row[data-item='{row}']")
+            assert page.text_content("#details-name") == name  # shown literally, unchanged
+            assert report.selected_in_graph() == row
+        report.search_layers("<script>alert(1)</script>")
+        assert "<script>alert(1)</script>" in report.table_names()
+        page.fill("#graph-search", "alert")
+        page.press("#graph-search", "Enter")
+        for tab in ("charts", "lint", "overview"):
+            report.tab(tab)
+            page.wait_for_timeout(300)
+            page.mouse.wheel(0, 3000)
+            page.wait_for_timeout(300)
+        report.tab("charts")
+        for chart in page.locator("#tab-charts [data-chart]").all():
+            chart.scroll_into_view_if_needed()
+        page.wait_for_timeout(800)
+        assert report.js("window.__trexAlerts") == []
+        assert report.dialogs == []
+        # only the page's own script elements exist; no element came from the data's markup
+        scripts = report.js("""() => [...document.scripts].map(s => s.type + '#' + s.id)""")
+        assert scripts == ["application/json#trex-data", "application/json#trex-details-0",
+                           "text/plain#trex-plotly", "#", "#trex-plotly-run"]
+        assert report.js("""() => [...document.querySelectorAll('*')].filter(e =>
+            [...e.attributes].some(a => a.name.startsWith('on'))).length""") == 0
+        assert report.js("document.querySelectorAll('img, iframe, object, embed, b, a[href]').length") == 0
+        assert report.errors == [] and report.offline()
+        page.screenshot(path=str(tmp_path / "hostile.png"))
+    finally:
+        report.close()
+
+
+def test_large_engine_draws_only_what_is_in_view(browser, engines, tmp_path):
+    """Big tables and graphs are virtualised (time to interactive is measured in bench/bench_report.py)."""
+    prefix = generated_engine(engines, tmp_path / "data", 1000)
+    out = tmp_path / "big.html"
+    write_report(str(prefix), out)
+    report = Report(browser, out, "#tab=layers")
+    try:
+        page = report.page
+        report.count("layer-count", 1000)
+        assert report.js("document.querySelectorAll('#layer-table .vt-row').length") < 100
+        drawn = int(page.get_attribute(".graph-stage .nodes", "data-count"))
+        assert 0 < drawn < 1000  # the graph draws what is in view, not every node
+        report.search_layers("blk7 ", None)
+        report.page.locator("#layer-table .vt-row").first.click()
+        page.wait_for_selector("#details-name")
+        assert report.errors == []
+    finally:
+        report.close()
