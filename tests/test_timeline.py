@@ -85,6 +85,25 @@ def test_written_trace_is_strict_json(plan, tmp_path):
     assert {e["ph"] for e in data["traceEvents"]} == {"M", "X", "C"}
 
 
+def test_every_profiled_real_engine_gives_strict_json(engines, tmp_path):
+    """Layers without a precision or a tactic (shape_call) leave them out rather than write NaN."""
+    written = 0
+    for folder in sorted(p for p in engines.iterdir() if p.is_dir()):
+        try:
+            path = timeline.write_chrome_trace(folder, tmp_path / f"{folder.name}.json")
+        except trex.InputError as exc:
+            assert "nothing to draw" in str(exc)
+            continue
+        data = json.loads(path.read_text(), parse_constant=lambda c, f=folder: pytest.fail(f"{c} in {f}"))
+        layers = [e for e in data["traceEvents"] if e["ph"] == "X" and e["cat"] != "iteration"]
+        assert all(isinstance(e["args"].get("precision", ""), str) for e in layers)
+        written += 1
+    assert written >= 10
+    shape_call = [e for e in json.loads((tmp_path / "trt10.4-alexnet-fp16.json").read_text())["traceEvents"]
+                  if e.get("cat") == "shape_call"]
+    assert len(shape_call) == 1 and "precision" not in shape_call[0]["args"]
+
+
 def test_cli(engines, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["timeline", str(engines / "trt8.6-resnet50-int8/resnet50-int8.engine.graph.json")]

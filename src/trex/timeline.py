@@ -200,6 +200,11 @@ def layer_schedule(plan: EnginePlan, latency: str = "avg_time") -> pd.DataFrame:
                                        "latency_ms", "precision", "tactic"])
 
 
+def _present(value: Any) -> bool:
+    """A value worth showing: not None, not NaN (pandas 3 stores a missing string as NaN), not ''."""
+    return value is not None and not (isinstance(value, float) and math.isnan(value)) and value != ""
+
+
 def _stream(value: Any) -> int:
     try:
         return int(value)
@@ -220,9 +225,9 @@ def _layer_events(events: list[dict[str, Any]], plan: EnginePlan, latency: str) 
         events.append(_meta(LAYERS_PID, int(stream) + 1, "thread_sort_index", int(stream)))
     for row in schedule.itertuples(index=False):
         args = {"order": row.order, "type": row.type, "latency_ms": row.latency_ms}
-        if row.precision:
-            args["precision"] = row.precision
-        if row.tactic:
+        if _present(row.precision):
+            args["precision"] = str(row.precision)
+        if _present(row.tactic):
             args["tactic"] = str(row.tactic)
         events.append({"ph": "X", "pid": LAYERS_PID, "tid": int(row.stream) + 1,
                        "name": row.layer, "cat": row.type or "layer",
