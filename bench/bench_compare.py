@@ -23,7 +23,6 @@ import argparse
 import copy
 import gc
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -33,9 +32,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from shared_engines import find_engines_dir
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
-ENGINES = Path(os.environ.get("TREX_ENGINES_DIR", HERE.parent.parent / "shared" / "engines"))
+ENGINES = find_engines_dir() or HERE.parent.parent / "shared" / "engines"
 SOURCES = ("trex-mobilenet-qat", "trt8.6-resnet50-int8", "a100-resnet18-qat-residual")
 TARGET_S = {10000: 2.0}
 

@@ -11,16 +11,17 @@ generated first (``generate.py``). The exit code is 0 even when a target is miss
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+import generate
+from common import layer_names, prefix, text_table, timed_cli, worker_runs
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
@@ -30,18 +31,6 @@ TARGETS = {1000: 2.0, 10000: 15.0}  # seconds, end to end, complete SVG
 # details hidden.
 OPTIONS = dict(display_forking_regions=True, display_region_reuse=True,
                display_edge_details=False)
-
-
-def _generate_module():
-    spec = importlib.util.spec_from_file_location("trex_bench_generate", HERE / "generate.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _prefix(data: Path, n: int) -> str:
-    return str(data / f"bench{n}")
 
 
 def worker(n: int, data: Path, out: str) -> dict:
@@ -57,7 +46,7 @@ def worker(n: int, data: Path, out: str) -> dict:
 
     warnings.simplefilter("ignore")
     t1 = time.perf_counter()
-    plan = trex.EnginePlan.from_path(_prefix(data, n))
+    plan = trex.EnginePlan.from_path(prefix(data, n))
     t2 = time.perf_counter()
     with gc_paused():  # as draw_plan does
         graph = DotGraph(plan, layer_type_formatter, **OPTIONS)
@@ -86,27 +75,12 @@ def complete(svg: str, names: list[str]) -> bool:
 
 
 def measure(n: int, data: Path, runs: int) -> dict:
-    ends, stages = [], []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.svg")
-        for _ in range(runs):
-            start = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "trex.cli", "draw", _prefix(data, n),
-                                   "-o", out], capture_output=True, text=True)
-            ends.append(time.perf_counter() - start)
-            if proc.returncode != 0:
-                raise RuntimeError(proc.stderr.strip().splitlines()[-1])
+        ends = [timed_cli("draw", prefix(data, n), "-o", out) for _ in range(runs)]
         size = os.path.getsize(out)
-        names = json.loads(subprocess.run(
-            [sys.executable, "-c", "import json, warnings, sys, trex; warnings.simplefilter("
-             "'ignore'); print(json.dumps([l.name for l in trex.EnginePlan.from_path(sys.argv[1])"
-             ".layers]))", _prefix(data, n)], capture_output=True, text=True, check=True).stdout)
-        ok = complete(out, names)
-        for _ in range(runs):
-            proc = subprocess.run([sys.executable, __file__, "--worker", str(n), "--data",
-                                   str(data), "--out", os.path.join(tmp, "w.svg")],
-                                  capture_output=True, text=True, check=True)
-            stages.append(json.loads(proc.stdout))
+        ok = complete(out, layer_names(prefix(data, n)))
+        stages = worker_runs(__file__, n, data, os.path.join(tmp, "w.svg"), runs)
     result = {key: statistics.median(s[key] for s in stages)
               for key in ("import", "load", "graph", "render")}
     result.update({k: stages[0][k] for k in ("layers", "nodes", "edges", "method")})
@@ -127,12 +101,7 @@ def table(results: list[dict], runs: int) -> str:
                      f"{r['render']:.2f}", f"{r['end_to_end']:.2f}", f"{r['svg_mb']:.1f}",
                      "yes" if r["complete"] else "NO", f"<= {target:g} s" if target else "-",
                      ("ok" if ok else "MISSED") if target else ("ok" if ok else "INCOMPLETE")))
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
-    line = "  ".join(f"{{:>{w}}}" for w in widths)
-    out = [f"trex draw -> SVG, median of {runs} run(s), {os.cpu_count()} CPUs",
-           line.format(*head), line.format(*("-" * w for w in widths))]
-    out.extend(line.format(*row) for row in rows)
-    return "\n".join(out)
+    return text_table(f"trex draw -> SVG, median of {runs} run(s), {os.cpu_count()} CPUs", head, rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         print(json.dumps(worker(args.worker, args.data, args.out)))
         return 0
-    _generate_module().ensure(args.sizes, args.data, log=lambda m: print(m, flush=True))
+    generate.ensure(args.sizes, args.data, log=lambda m: print(m, flush=True))
     results = []
     for n in args.sizes:
         print(f"bench{n}: drawing ...", flush=True)

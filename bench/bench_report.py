@@ -21,15 +21,16 @@ Missing engines are generated first (``generate.py``). The exit code is 0 even w
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import generate
+from common import layer_names, prefix, text_table, timed_cli, worker_runs
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
@@ -38,18 +39,6 @@ GENERATE_TARGET = {10000: 10.0}  # seconds, end to end
 INTERACTIVE_TARGET = {10000: 5.0}  # seconds from navigation
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
-
-
-def _generate_module():
-    spec = importlib.util.spec_from_file_location("trex_bench_generate", HERE / "generate.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _prefix(data: Path, n: int) -> str:
-    return str(data / f"bench{n}")
 
 
 def worker(n: int, data: Path, out: str) -> dict:
@@ -65,7 +54,7 @@ def worker(n: int, data: Path, out: str) -> dict:
 
     warnings.simplefilter("ignore")
     t1 = time.perf_counter()
-    plan = trex.EnginePlan.from_path(_prefix(data, n))
+    plan = trex.EnginePlan.from_path(prefix(data, n))
     t2 = time.perf_counter()
     stages = {}
     index = {name: i for i, name in enumerate(plan.df["Name"])}
@@ -89,20 +78,8 @@ def worker(n: int, data: Path, out: str) -> dict:
 
 
 def generation(n: int, data: Path, runs: int, out: str) -> dict:
-    ends = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "trex.cli", "report", _prefix(data, n),
-                               "-o", out], capture_output=True, text=True)
-        ends.append(time.perf_counter() - start)
-        if proc.returncode != 0:
-            raise RuntimeError(proc.stderr.strip().splitlines()[-1])
-    stages = []
-    for _ in range(runs):
-        proc = subprocess.run([sys.executable, __file__, "--worker", str(n), "--data", str(data),
-                               "--out", out + ".worker.html"], capture_output=True, text=True,
-                              check=True)
-        stages.append(json.loads(proc.stdout))
+    ends = [timed_cli("report", prefix(data, n), "-o", out) for _ in range(runs)]
+    stages = worker_runs(__file__, n, data, out + ".worker.html", runs)
     result = {key: statistics.median(s[key] for s in stages) for key in stages[0] if key != "layers"}
     result.update(layers=stages[0]["layers"], end_to_end=statistics.median(ends),
                   html_mb=os.path.getsize(out) / 1e6)
@@ -151,10 +128,7 @@ def open_and_interact(browser, path: Path, tab: str, name: str, row: int) -> dic
 def browser_times(path: Path, n: int, data: Path, runs: int, chromium: str) -> dict:
     from playwright.sync_api import sync_playwright
 
-    names = json.loads(subprocess.run(
-        [sys.executable, "-c", "import json, warnings, sys, trex; warnings.simplefilter('ignore');"
-         "print(json.dumps(trex.EnginePlan.from_path(sys.argv[1]).df['Name'].tolist()))",
-         _prefix(data, n)], capture_output=True, text=True, check=True).stdout)
+    names = layer_names(prefix(data, n))
     row = len(names) * 2 // 3  # a layer deep in the engine
     out: dict[str, list[dict]] = {"overview": [], "layers": []}
     with sync_playwright() as p:
@@ -191,13 +165,8 @@ def table(results: list[dict], runs: int, chromium: str) -> str:
                      f"{min(r['overview_ready'], r['layers_ready']):.2f}",
                      f"{r['overview_interactive']:.2f} / {r['layers_interactive']:.2f}",
                      f"<= {i_target:g} s" if i_target else "-", "ok" if ok else "MISSED"))
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
-    line = "  ".join(f"{{:>{w}}}" for w in widths)
-    out = [f"trex report -> HTML, then Chromium {results[0].get('chromium', '?')} ({chromium}), "
-           f"median of {runs} run(s), {os.cpu_count()} CPUs",
-           line.format(*head), line.format(*("-" * w for w in widths))]
-    out.extend(line.format(*row) for row in rows)
-    return "\n".join(out)
+    return text_table(f"trex report -> HTML, then Chromium {results[0].get('chromium', '?')} "
+                      f"({chromium}), median of {runs} run(s), {os.cpu_count()} CPUs", head, rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -212,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         print(json.dumps(worker(args.worker, args.data, args.out)))
         return 0
-    _generate_module().ensure(args.sizes, args.data, log=lambda m: print(m, flush=True))
+    generate.ensure(args.sizes, args.data, log=lambda m: print(m, flush=True))
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:

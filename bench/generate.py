@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import statistics
 import sys
@@ -23,11 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # also when loaded by path (tests, run.py)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from shared_engines import find_engines_dir  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "data"
 DEFAULT_SIZES = (1000, 10000, 50000)
-# The real exports, as in tests/conftest.py: ../shared/engines next to the repository.
-DEFAULT_ENGINES = Path(os.environ.get("TREX_ENGINES_DIR", HERE.parent.parent / "shared" / "engines"))
+# The real exports, found as the tests find them (shared_engines.py).
+DEFAULT_ENGINES = find_engines_dir() or HERE.parent.parent / "shared" / "engines"
 # Real detailed exports to replicate: INT8 QAT with Q/DQ reformats, TRT 8.6 ResNet50 (StreamId,
 # ConvActPool, SoftMax), TRT 10.4 AlexNet (Myelin kgen/gemm/shape_call), ResNet18 QAT-residual.
 DEFAULT_SOURCES = (

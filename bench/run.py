@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+import generate
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DATA = HERE / "data"
@@ -28,15 +30,6 @@ DEFAULT_SIZES = (1000, 10000, 50000)
 # From the issue: (max load seconds, max peak RSS MB or None), with profile and timings.
 TARGETS: dict[int, tuple[float, float | None]] = {10000: (0.5, 300.0), 50000: (3.0, None)}
 MB = 1024 * 1024
-
-
-def _generate_module():
-    """Import bench/generate.py (bench is not a package)."""
-    spec = importlib.util.spec_from_file_location("trex_bench_generate", HERE / "generate.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
 
 
 def _engine_files(data: Path, n: int) -> dict[str, str]:
@@ -194,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     sizes = sorted(set(args.sizes) | ({args.profile} if args.profile else set()))
-    _generate_module().ensure(sizes, args.data, log=lambda m: print(m, flush=True))
+    generate.ensure(sizes, args.data, log=lambda m: print(m, flush=True))
     results = []
     for n in args.sizes:
         results.append(measure(n, args.data, args.runs))

@@ -1,4 +1,4 @@
-"""The one fixture that finds the real engine files in ../shared/engines.
+"""The one fixture that finds the real engine files (bench/shared_engines.py says where it looks).
 
 Set TREX_ENGINES_DIR to use another folder. When CI is set, missing data is an error, never a skip.
 """
@@ -6,25 +6,35 @@ Set TREX_ENGINES_DIR to use another folder. When CI is set, missing data is an e
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-_DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "engines"
-
-
-def _engines_dir() -> Path | None:
-    path = Path(os.environ.get("TREX_ENGINES_DIR", _DEFAULT))
-    return path if (path / "README.md").is_file() else None
+from helpers import bench_module
+from trex import EnginePlan
 
 
 @pytest.fixture(scope="session")
 def engines() -> Path:
     """Folder of real TensorRT exports (see ../shared/engines/README.md)."""
-    path = _engines_dir()
+    shared = bench_module("shared_engines")
+    path = shared.find_engines_dir()
     if path is None:
-        message = f"real engine files not found (looked in {os.environ.get('TREX_ENGINES_DIR', _DEFAULT)})"
+        looked = ", ".join(str(p) for p in shared.candidates())
+        message = f"real engine files not found (looked in {looked})"
         if os.environ.get("CI"):
             pytest.fail(message + "; CI must run the real-data tests")
         pytest.skip(message)
     return path
+
+
+@cache
+def _load(folder: str) -> EnginePlan:
+    return EnginePlan.from_path(folder)
+
+
+@pytest.fixture
+def plan(engines: Path):
+    """``plan("a100-resnet18-qat")``: a real engine's plan, loaded once per session (do not mutate)."""
+    return lambda name: _load(str(engines / name))

@@ -52,3 +52,19 @@ def require_program(name: str) -> None:
         if os.environ.get("CI"):
             pytest.fail(f"`{name}` is required in CI (.ci/run installs it)")
         pytest.skip(f"`{name}` is not installed")
+
+
+def bench_module(name: str):
+    """A module of ``bench/`` (not a package), loaded once by path: ``generate``, ``shared_engines``."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    key = f"trex_bench_{name}"
+    if key not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "bench" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(key, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]

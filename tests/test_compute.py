@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import trex
-from trex import EnginePlan
 from trex.compute import (
     GPU_TABLE,
     annotate_convolutions,
@@ -26,16 +23,6 @@ from trex.compute import (
 from trex.formats.records import DeviceInfo
 
 warnings.simplefilter("ignore", trex.TrexWarning)
-
-
-@cache
-def _load(folder: str) -> EnginePlan:
-    return EnginePlan.from_path(folder)
-
-
-@pytest.fixture
-def plan(engines: Path):
-    return lambda name: _load(str(engines / name))
 
 
 def test_trex_attr_columns_first_mobilenet_conv(plan):

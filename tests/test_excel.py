@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import warnings
 import zipfile
-from functools import cache
-from pathlib import Path
 
 import openpyxl
 import pytest
 
 import trex
-from trex import EnginePlan
 from trex.excel_summary import ExcelSummary, cell_value, excel_color
 from trex.lint import lint_report
 from trex.timings import latency_percentiles
@@ -22,23 +19,13 @@ DEFAULT_SHEETS = ["Summary", "Plan", "Latency by type", "Latency by precision", 
                   "Memory footprint", "Convolutions", "Reformats", "Timings", "Lint"]
 
 
-@cache
-def _load(folder: str) -> EnginePlan:
-    return EnginePlan.from_path(folder)
-
-
-@pytest.fixture
-def plan(engines: Path):
-    return lambda name: _load(str(engines / name))
-
-
 def chart_kinds(ws) -> list[str]:
     return [type(c).__name__ for c in ws._charts]
 
 
 @pytest.fixture(scope="module")
 def mobilenet_book(engines, tmp_path_factory):
-    plan = _load(str(engines / "trex-mobilenet-qat"))
+    plan = trex.EnginePlan.from_path(engines / "trex-mobilenet-qat")
     path = tmp_path_factory.mktemp("xlsx") / "default_summary.xlsx"
     summary = ExcelSummary(plan, path=path)
     summary.generate_default_summary()

@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 import trex
+from helpers import bench_module, require_module
 from trex.cli import main
 from trex.html_report import build_report, json_for_script, report_payload, write_report
 from trex.html_report.page import asset, content_security_policy
 
 warnings.simplefilter("ignore", trex.TrexWarning)
-pytest.importorskip("plotly")
+require_module("plotly")  # CI installs every extra: fail there, never skip
 
 MOBILENET = "trex-mobilenet-qat"
 RESNET50 = "trt8.6-resnet50-int8"
@@ -323,15 +324,7 @@ def test_cli_default_name_and_bad_input(engines, tmp_path, monkeypatch, capsys):
 
 def generated_engine(engines: Path, out: Path, n: int) -> Path:
     """An ``n``-layer engine made by bench/generate.py from the real exports; its path prefix."""
-    import importlib.util
-    import sys
-
-    bench = Path(__file__).resolve().parents[1] / "bench" / "generate.py"
-    spec = importlib.util.spec_from_file_location("trex_bench_generate", bench)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    files = module.generate(n, out, engines)
+    files = bench_module("generate").generate(n, out, engines)
     return Path(str(files["graph.json"])[: -len(".graph.json")])
 
 

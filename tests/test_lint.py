@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import json
 import warnings
-from functools import cache
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import trex
-from trex import EnginePlan
 from trex.cli import main
 from trex.lint import (
     LINTERS,
@@ -40,16 +37,6 @@ ALL_ENGINES = ["a100-resnet18-fp16", "a100-resnet18-fp32", "a100-resnet18-qat",
                "trt8.4-mnist-names-only", "trt8.5-names-only-single", "trt8.6-resnet50-int8"]
 A100 = ["a100-resnet18-fp32", "a100-resnet18-fp16", "a100-resnet18-qat", "a100-resnet18-qat-residual",
         "a100-resnet18-qat-residual-qgap"]
-
-
-@cache
-def _load(folder: str) -> EnginePlan:
-    return EnginePlan.from_path(folder)
-
-
-@pytest.fixture
-def plan(engines: Path):
-    return lambda name: _load(str(engines / name))
 
 
 def _by(df: pd.DataFrame, linter: str) -> pd.DataFrame:

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import warnings
-from functools import cache
-from pathlib import Path
 
 import pytest
 
 import trex
-from trex import EnginePlan
 from trex.onnx_map import (
     TENSORRT,
     latency_by_onnx_node,
@@ -21,16 +18,6 @@ from trex.onnx_map import (
 )
 
 warnings.simplefilter("ignore", trex.TrexWarning)
-
-
-@cache
-def _load(folder: str) -> EnginePlan:
-    return EnginePlan.from_path(folder)
-
-
-@pytest.fixture
-def plan(engines: Path):
-    return lambda name: _load(str(engines / name))
 
 
 @pytest.mark.parametrize("node, op", [

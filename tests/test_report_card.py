@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -30,16 +29,6 @@ warnings.simplefilter("ignore", trex.TrexWarning)
 MOBILENET = "trex-mobilenet-qat"
 ENGINES = ["trex-mobilenet-qat", "a100-resnet18-qat", "trt10.4-alexnet-fp16", "trt8.6-resnet50-int8",
            "torchtrt-alexnet-fp16", "trt10-detr-int8-names-only", "trt10.16-mnist-fp32"]
-
-
-@cache
-def _load(folder: str) -> EnginePlan:
-    return EnginePlan.from_path(folder)
-
-
-@pytest.fixture
-def plan(engines: Path):
-    return lambda name: _load(str(engines / name))
 
 
 def bars(fig) -> dict[str, float]:
@@ -344,7 +333,6 @@ def test_html_table_escapes_sorts_and_limits():
 
 
 def test_plan_graph_drawing(plan, tmp_path):
-    pytest.importorskip("trex.graph")  # the graph package (another issue) must import
     p = plan("a100-resnet18-qat")
     path = report.draw_plan_graph(p, tmp_path / "resnet", "Color nodes by precision (detailed)")
     assert path.endswith("resnet.svg") and "<svg" in Path(path).read_text()[:2000]
@@ -433,7 +421,6 @@ def test_every_report_card_function_in_a_notebook(plan, jupyter, tmp_path, monke
 
 
 def test_plan_graph_report_cards(plan, jupyter, tmp_path):
-    pytest.importorskip("trex.graph")
     p = plan("a100-resnet18-qat")
     view = notebook.report_card_draw_plan_graph(p, tmp_path / "g")
     assert kinds(jupyter) == ["SVG", "VBox"] and os.path.exists(view.paths["Color nodes by type"])
@@ -509,7 +496,7 @@ def test_display_df_uses_itables_when_installed(plan, jupyter, monkeypatch):
 
 
 def test_plan_graph_without_graphviz_uses_trex_layout(plan, tmp_path, monkeypatch):
-    graphing = pytest.importorskip("trex.graph")
+    from trex import graph as graphing
 
     def no_graphviz(*args, **kwargs):
         raise graphing.GraphvizError("no dot")

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import warnings
-from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import trex
-from trex import EnginePlan
 from trex.timings import (
     latency_percentiles,
     layer_sum_gap,
@@ -22,16 +19,6 @@ from trex.timings import (
 )
 
 warnings.simplefilter("ignore", trex.TrexWarning)
-
-
-@cache
-def _load(folder: str) -> EnginePlan:
-    return EnginePlan.from_path(folder)
-
-
-@pytest.fixture
-def plan(engines: Path):
-    return lambda name: _load(str(engines / name))
 
 
 @pytest.mark.parametrize("name", ["trt8.6-resnet50-int8", "trt10.4-alexnet-fp16"])

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from .. import compare as views
-from ..discovery import engine_prefix
 from ..errors import InputError
 from ..plan import EnginePlan
+from .options import add_profile_options, engine_labels
 from .output import FORMATS, csv_text, text_table, to_json
 
 _SHORT = 12  # longer display names become the engines' letters in text tables
@@ -47,26 +46,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="exit 1 if the last engine is more than PCT %% slower than the first")
     parser.add_argument("--metric", choices=list(views.METRICS), default="total",
                         help="what --fail-if-slower compares (default: total)")
-    parser.add_argument("--profile-id", type=int, default=None,
-                        help="optimisation profile of multi-profile engines (default 0)")
-    parser.add_argument("--run", type=int, default=None, dest="profile_run",
-                        help="run to use when a profile file holds several (default 0)")
+    add_profile_options(parser)
     parser.add_argument("--format", "-f", choices=FORMATS, default="table")
     parser.set_defaults(run=run)
-
-
-def _labels(paths: list[str], plans: list[EnginePlan], given: str | None) -> list[str]:
-    """Display names: --names, else the paths' last parts, else the plans' names, made unique."""
-    if given is not None:
-        names = [n.strip() for n in given.split(",")]
-        if len(names) != len(plans) or len(set(names)) != len(names) or "" in names:
-            raise InputError(None, f"--names needs {len(plans)} distinct names, got {given!r}")
-        return names
-    for names in ([engine_prefix(Path(p.rstrip("/\\") or p)) for p in paths],
-                  [plan.name for plan in plans]):
-        if len(set(names)) == len(names):
-            return names
-    return [f"{plan.name}#{i + 1}" for i, plan in enumerate(plans)]
 
 
 def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
@@ -112,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, "compare needs at least two engines")
     plans = [EnginePlan.from_path(p, profile_id=args.profile_id, profile_run=args.profile_run)
              for p in args.paths]
-    labels = _labels(args.paths, plans, args.names)
+    labels = engine_labels(args.paths, plans, args.names)
     names = labels
     if args.format == "table" and max(len(n) for n in labels) > _SHORT:
         names = [views.engine_letter(k) for k in range(len(plans))]  # the legend maps them

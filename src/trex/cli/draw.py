@@ -9,6 +9,7 @@ import warnings
 
 from ..errors import InputError, TrexError
 from ..plan import EnginePlan
+from .options import add_profile_options
 
 
 def parse_beam(value: str) -> tuple[str, int]:
@@ -62,10 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         choices=["auto", "dot", "layered"],
                         help="auto (default): Graphviz dot up to 1,500 nodes plus labelled edges, "
                              "trex's layered layout above")
-    parser.add_argument("--profile-id", type=int, default=None,
-                        help="optimisation profile of a multi-profile engine (default 0)")
-    parser.add_argument("--run", type=int, default=None, dest="profile_run",
-                        help="run to use when a profile file holds several (default 0)")
+    add_profile_options(parser)
     parser.add_argument("--timeout", type=float, default=600.0,
                         help="seconds to allow Graphviz (default 600)")
     parser.set_defaults(run=run)

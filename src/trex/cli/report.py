@@ -7,9 +7,9 @@ import sys
 import time
 from pathlib import Path
 
-from ..discovery import engine_prefix
 from ..errors import InputError
 from ..plan import EnginePlan
+from .options import add_profile_options, engine_labels
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -31,25 +31,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="GPU whose peaks the roofline uses (default: from the device metadata)")
     parser.add_argument("--loose", action="store_true",
                         help="align layers on the first input and output shapes only")
-    parser.add_argument("--profile-id", type=int, default=None,
-                        help="optimisation profile of multi-profile engines (default 0)")
-    parser.add_argument("--run", type=int, default=None, dest="profile_run",
-                        help="run to use when a profile file holds several (default 0)")
+    add_profile_options(parser)
     parser.set_defaults(run=run)
-
-
-def labels_for(paths: list[str], plans: list[EnginePlan], given: str | None) -> list[str]:
-    """Display names: --names, else the paths' last parts, else the plans' names, made unique."""
-    if given is not None:
-        names = [n.strip() for n in given.split(",")]
-        if len(names) != len(plans) or len(set(names)) != len(names) or "" in names:
-            raise InputError(None, f"--names needs {len(plans)} distinct names, got {given!r}")
-        return names
-    for names in ([engine_prefix(Path(p.rstrip("/\\") or p)) for p in paths],
-                  [str(plan.name) for plan in plans]):
-        if len(set(names)) == len(names):
-            return names
-    return [f"{plan.name}#{i + 1}" for i, plan in enumerate(plans)]
 
 
 def default_output(labels: list[str]) -> str:
@@ -65,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     plans = [EnginePlan.from_path(p, profile_id=args.profile_id, profile_run=args.profile_run)
              for p in args.paths]
-    labels = labels_for(args.paths, plans, args.names)
+    labels = engine_labels(args.paths, plans, args.names)
     for label, plan in zip(labels, plans):
         for warning in plan.warnings:
             print(f"warning: {label}: {warning}", file=sys.stderr)

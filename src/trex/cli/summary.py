@@ -7,6 +7,7 @@ import sys
 
 from .. import summary as views
 from ..plan import EnginePlan
+from .options import add_profile_options
 from .output import FORMATS, csv_text, kv_table, text_table, to_json
 
 
@@ -18,10 +19,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("--profiling_json", "-pj", default=None,
                         help="profile JSON to use (default: found next to the layer file)")
-    parser.add_argument("--profile-id", type=int, default=None,
-                        help="optimisation profile of a multi-profile engine (default 0)")
-    parser.add_argument("--run", type=int, default=None, dest="profile_run",
-                        help="run to use when a profile file holds several (default 0)")
+    add_profile_options(parser)
     parser.add_argument("--sort_key", "-sk", choices=["count", "latency", "id"], default="count",
                         help="how to sort the tactic summary")
     parser.add_argument("--group_tactics", "-gt", action="store_true",

@@ -8,6 +8,7 @@ import sys
 from .. import timeline
 from ..errors import InputError
 from ..plan import EnginePlan
+from .options import add_profile_options
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -29,15 +30,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--latency-type", default="avg_time",
                         choices=["avg_time", "median_time", "time"],
                         help="layer latency to draw (default avg_time)")
-    parser.add_argument("--profile-id", type=int, default=None,
-                        help="optimisation profile of a multi-profile engine (default 0)")
-    parser.add_argument("--run", type=int, default=None, dest="run_index",
-                        help="run to use when a timing/profile file holds several (default 0)")
+    add_profile_options(parser, "a timing/profile file")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    source = timeline.load_timeline_source(args.path, args.profile_id, args.run_index)
+    source = timeline.load_timeline_source(args.path, args.profile_id, args.profile_run)
     name = source.name if isinstance(source, EnginePlan) else "timings"
     if isinstance(source, EnginePlan):
         for warning in source.warnings:
