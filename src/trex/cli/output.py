@@ -9,6 +9,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..jsonable import json_value
+
 FORMATS = ("table", "json", "csv")
 
 
@@ -56,26 +58,7 @@ def csv_text(df: pd.DataFrame) -> str:
 
 def to_json(obj: Any) -> str:
     """JSON text of dicts/lists/DataFrames (NaN becomes null)."""
-    return json.dumps(_jsonable(obj), indent=2, ensure_ascii=False)
-
-
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, pd.DataFrame):
-        return [_jsonable(r) for r in obj.to_dict(orient="records")]
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):
-        try:
-            return _jsonable(obj.item())
-        except (ValueError, AttributeError):
-            return str(obj)
-    if isinstance(obj, (str, int, float, bool)) or obj is None:
-        return obj
-    return str(obj)
+    return json.dumps(json_value(obj), indent=2, ensure_ascii=False)
 
 
 def _cut(text: str, width: int) -> str:

@@ -23,8 +23,9 @@ from importlib import resources
 from typing import Any
 
 from ..errors import InputError
+from ..jsonable import json_value as clean
 from ..plan import EnginePlan
-from .payload import clean, report_payload
+from .payload import report_payload
 
 _MARKER = re.compile(r"%%([A-Z_]+)%%")
 _UNSAFE_IN_SCRIPT = re.compile(r"</script|<!--", re.IGNORECASE)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..jsonable import json_value as clean
 from ..plan import EnginePlan
 
 SCHEMA_VERSION = 1
@@ -28,25 +29,6 @@ MAX_TEXT = 2000  # longest attribute text kept in layer details (longer ones are
 
 
 # ------------------------------------------------------------------ JSON-ready values
-def clean(value: Any) -> Any:
-    """``value`` as JSON values: NaN/inf -> None, numpy scalars -> Python, tuples -> lists."""
-    if value is None or isinstance(value, (bool, str, int)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [clean(v) for v in value.tolist()]
-    if isinstance(value, np.generic):
-        return clean(value.item())
-    if value is pd.NA or value is pd.NaT:
-        return None
-    return str(value)
-
-
 def floats(values: Any, digits: int | None = None) -> list[float | None]:
     """A float column as a list, NaN/inf -> None, optionally rounded."""
     array = np.asarray(values, dtype="float64")
