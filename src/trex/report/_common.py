@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..graph import colors
+from ..graph.colors import NVDA_GREEN, UNKNOWN_KEY_COLOR  # noqa: F401 - NVDA_GREEN re-exported
 from ..plan import EnginePlan
 
 if TYPE_CHECKING:
@@ -16,8 +18,6 @@ if TYPE_CHECKING:
 Source = EnginePlan | pd.DataFrame
 Builder = Callable[..., "go.Figure"]  # called as builder(title=None) -> Figure
 
-NVDA_GREEN = "#76b900"
-UNKNOWN_KEY_COLOR = "gray"
 GRID_COLOR = "rgba(114, 179, 24, 0.3)"
 # TREx's categorical palette (iwanthue).
 DEFAULT_PALETTE = ("#a11350", "#008619", "#4064ec", "#ffb519", "#8f1a8e", "#b2b200", "#64b0ff",
@@ -78,30 +78,18 @@ def make_subplots(**kwargs: Any) -> go.Figure:
 
 
 def colormaps() -> tuple[defaultdict, defaultdict]:
-    """(layer_colormap, precision_colormap): the graph package's tables, or TREx's basic ones."""
-    try:
-        from ..graph.colors import layer_colormap, precision_colormap
-    except Exception:  # the graph package failing to import must not take the charts down
-        layer_colormap = defaultdict(lambda: UNKNOWN_KEY_COLOR, {
-            "Convolution": "#4682B4", "Deconvolution": "#7B68EE", "ConvActPool": "#6495ED",
-            "MatrixMultiply": "#1E90FF", "gemm": "#1E90FF", "Reformat": "#00FFFF",
-            "Shuffle": "#BC8F8F", "Slice": "#FFA500", "Scale": "#8FBC8B", "Quantize": "#6B8E23",
-            "Pooling": "#3CB371", "PluginV2": "#C71585", "PointWise": "#9ACD32",
-            "ElementWise": "#9ACD32", "Reduce": "#90EE90", "SoftMax": "#DA70D6",
-            "Myelin": "#800080", "kgen": "#800080"})
-        precision_colormap = defaultdict(lambda: UNKNOWN_KEY_COLOR, {
-            "INT8": NVDA_GREEN, "FP32": "red", "FP16": "orange", "INT32": "lightgray"})
-    return layer_colormap, precision_colormap
+    """(layer_colormap, precision_colormap): the graph package's colour tables."""
+    return colors.layer_colormap, colors.precision_colormap
 
 
 def layer_colormap() -> defaultdict:
     """Colour per layer type."""
-    return colormaps()[0]
+    return colors.layer_colormap
 
 
 def precision_colormap() -> defaultdict:
     """Colour per precision."""
-    return colormaps()[1]
+    return colors.precision_colormap
 
 
 def category_colors(keys: list[Any], colormap: dict | None = None) -> dict[Any, str]:
