@@ -70,7 +70,7 @@ def test_summary_profile_id_and_run(engines, capsys):
 @pytest.mark.parametrize("content,message", [
     (None, "no such file, folder or engine prefix"),
     ('{"Layers": [', "invalid JSON at line 1"),
-    ("hello world\n", "no layer-information file"),
+    ("hello world\n", "not a TensorRT export trex recognises"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, content, message):
     path = tmp_path / "x.graph.json"

@@ -90,7 +90,7 @@ def test_report_sheet_data_match_the_figures(mobilenet_book):
         if r[0] is None:
             break
         counts[r[0]] = sum(v for v in r[1:] if v is not None)
-    assert counts == plan.get_layers_by_type("Reformat")["Origin"].value_counts().to_dict()
+    assert counts == plan.get_layers_by_type("Reformat")["attr.origin"].value_counts().to_dict()
 
 
 def test_timings_sheet(mobilenet_book):

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 import trex
 from trex.errors import InputError, TrexError, TrexWarning
-from trex.formats.detect import detect_kind
+from trex.formats import detect_kind
 from trex.formats.jsonio import loads_documents
 from trex.formats.layer_info import read_layer_info
 from trex.formats.metadata import read_metadata

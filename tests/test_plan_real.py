@@ -190,7 +190,9 @@ def test_trt10_16_mnist_newest_format(engines):
     assert dict(plan.df["precision"].value_counts()) == {"FP32": 8, "INT32": 1}
     assert trex_weights(plan) == 208_000 and plan.total_weights_size == 208_000 + 384
     assert plan.total_act_size == 387_876
-    assert plan.total_runtime == 0
+    # No profile: latency is unknown, not zero (TREx said 0).
+    assert not plan.has_profile and math.isnan(plan.total_runtime)
+    assert plan.df["latency.avg_time"].isna().all()
     first = plan.df.iloc[0]
     assert first["Metadata"] == ["node_conv2d", "node_relu"]
     assert first["HasDynamicFilter"] == 0 and first["ConvXAsActInputIdx"] == -1
@@ -256,7 +258,8 @@ def test_names_only_files(engines, folder, file, count):
     plan = EnginePlan(engines / folder / file)
     assert len(plan.df) == count
     assert not plan.detailed
-    assert plan.total_runtime == 0
+    assert not plan.has_profile and math.isnan(plan.total_runtime)
+    assert trex.summary_dict(plan)["Average time"] == "–"
 
 
 def test_mnist_unnamed_layer_name(engines):

@@ -43,7 +43,13 @@ def test_trt11_io_tensors_and_split_keys(tmp_path):
     path.write_text(json.dumps(doc))
     plan = trex.EnginePlan(path)
     assert plan.bindings == ["input_0", "out"]
-    assert plan.io_tensors[0]["IOMode"] == "Input"
+    first, second = plan.io_tensors
+    assert (first.name, first.mode, first.precision, first.shape) == ("input_0", "input", "FP16",
+                                                                      [1, 3, 224, 224])
+    assert first.location == "Device" and not first.shape_io
+    assert [(p.min, p.opt, p.max, p.format) for p in first.profiles] == [
+        ([1, 3, 224, 224], [1, 3, 224, 224], [1, 3, 224, 224], "FP16 NCHW")]
+    assert (second.mode, second.profiles) == ("output", [])
     row = plan.df.iloc[0]
     assert row["precision"] == "FP16"
     assert row["weights_size"] == (432 + 16) * 2
@@ -116,7 +122,8 @@ def test_documents_back_to_back():
 
 def test_wrong_kind_of_file_is_named(engines):
     timing = engines / "trex-mobilenet-qat" / "mobilenet.qat.onnx.engine.timing.json"
-    with pytest.raises(trex.InputError, match="timing.json: is timings, not layer information"):
+    with pytest.raises(trex.InputError, match=r"timing.json: is per-iteration timings JSON "
+                                              r"\(--exportTimes\), not layer information"):
         trex.EnginePlan(timing)
     with pytest.raises(trex.InputError, match="not a per-layer profile"):
         read_profile(timing)
@@ -144,7 +151,8 @@ def test_cycle_and_double_producer_become_warnings(tmp_path):
     layers = [_layer("a", ["x", "u"], ["t"]), _layer("b", ["t"], ["u"]),
               _layer("c", ["t"], ["y"]), _layer("d", ["t"], ["y"])]
     plan = trex.EnginePlan(_write(tmp_path, layers))
-    assert any("produced by more than one layer: 'y'" in w for w in plan.warnings)
+    assert any("written by more than one layer, and not as disjoint slices of an in-place "
+               "concatenation: 'y'" in w for w in plan.warnings)
     assert any("cycle through 2 layers: 'a', 'b'" in w for w in plan.warnings)
 
 

@@ -241,7 +241,9 @@ def test_reformat_overview_by_origin(plan):
     p = plan(MOBILENET)
     figs = report.reformat_overview_figures(p)
     reformats = p.get_layers_by_type("Reformat")
-    assert bars(figs["Reformat - Count by origin"]) == reformats["Origin"].value_counts().to_dict()
+    # TREx's get_layers_by_type renames the Reformat attributes: Origin -> attr.origin.
+    assert bars(figs["Reformat - Count by origin"]) == \
+        reformats["attr.origin"].value_counts().to_dict()
     assert sum(bars(figs["Reformat - Latency by origin"]).values()) == pytest.approx(
         reformats["latency.avg_time"].sum())
 

@@ -514,10 +514,13 @@ def test_read_errors_name_the_file(tmp_path: Path, engines: Path) -> None:
     prose.write_text("Just some notes: nothing to see.\n")
     with pytest.raises(InputError, match=r"notes\.txt: not a trtexec log"):
         read_trtexec_log(prose)
+    # A Latin-1 byte (a Windows path) is replaced and reported, not a reason to refuse the log.
     latin1 = tmp_path / "latin1.log"
-    latin1.write_bytes(b"[05/26/2022-18:09:28] [I] Model: caf\xe9.onnx\n")
-    with pytest.raises(InputError, match=r"latin1\.log: not UTF-8"):
-        read_trtexec_log(latin1)
+    latin1.write_bytes(b"[05/26/2022-18:09:28] [I] === Model Options ===\n"
+                       b"[05/26/2022-18:09:28] [I] Model: caf\xe9.onnx\n")
+    log = read_trtexec_log(latin1)
+    assert log.metadata.section("model_options") == {"Model": "caf\ufffd.onnx"}
+    assert any("latin1.log: not UTF-8" in w and "offset 84" in w for w in log.warnings)
     binary = tmp_path / "model.engine"
     binary.write_bytes(b"ftrt\x00\x00\x01\x02" * 10)
     with pytest.raises(InputError, match="binary"):

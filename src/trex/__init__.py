@@ -11,8 +11,7 @@ import importlib
 from typing import Any
 
 from .errors import InputError, TrexError, TrexWarning
-from .layer import Activation, Layer
-from .plan import EnginePlan, summary_dict
+from .model import Activation, EnginePlan, Layer, summary_dict
 
 __version__ = "0.3.0"
 
@@ -52,7 +51,7 @@ _LAZY: dict[str, str] = {
         "group_count", "group_sum_attr", "group_mean_attr", "shape_to_str", "stack_dicts",
         "stack_dataframes", "create_activations", "clean_io", "clean_df", "clean_for_display",
         "change_col_order", "drop_columns", "filter_by_layer",
-    ], "trex.misc"),
+    ], "trex.misc"),  # (TREx's module names: aliases of trex.report.frames/layers)
     # engine comparison (TREx's compare_engines; the notebook versions above show their widgets)
     **dict.fromkeys([
         "get_plans_names", "match_layers", "aligned_merge_plans", "aligned_layers",
@@ -92,7 +91,6 @@ _SUBMODULES = {"compare", "compare_engines", "compute", "graph", "lint", "onnx_m
 
 __all__ += [*_LAZY, *_MODULES]
 
-
 def __getattr__(name: str) -> Any:
     """Import a lazily provided name (or module) on first use."""
     if name in _MODULES:
@@ -106,7 +104,6 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
-
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY) | set(_MODULES) | _SUBMODULES)

@@ -77,7 +77,7 @@ def write_archive(files: Iterable[str | os.PathLike] | str | os.PathLike,
     file's role; the archive is written to a temporary file and renamed into place.
     """
     from . import __version__
-    from .discovery import engine_prefix
+    from .formats.discovery import engine_prefix
 
     paths = _collect(files)
     if not paths:
@@ -142,7 +142,7 @@ def glob_escape(text: str) -> str:
 
 
 def _role(path: Path) -> str:
-    from .formats import detect
+    from .formats import registry as detect
 
     if path.suffix == ".svg":
         return "drawing"
@@ -264,7 +264,7 @@ def extract_archive(path: str | os.PathLike, target: str | os.PathLike,
 
 def open_archive(path: str | os.PathLike) -> OpenArchive:
     """Extract an archive into a private temporary folder and find the engine's files in it."""
-    from .discovery import EngineFiles, find_engine_files
+    from .formats.discovery import EngineFiles, find_engine_files
 
     source = os.fspath(path)
     manifest = archive_manifest(path)
@@ -297,7 +297,7 @@ _ROLE_FIELDS = {
 
 
 def _files_from_roles(directory: Path, roles: dict[str, Any]):
-    from .discovery import EngineFiles
+    from .formats.discovery import EngineFiles
 
     files = EngineFiles()
     for entry, role in roles.items():
@@ -312,8 +312,8 @@ def _files_from_roles(directory: Path, roles: dict[str, Any]):
 
 def _discover(directory: Path, data: list[Path], find_engine_files):
     """Find the files by content (archives made by other tools have no manifest)."""
-    from .discovery import EngineFiles
-    from .formats import detect
+    from .formats import registry as detect
+    from .formats.discovery import EngineFiles
 
     try:
         return find_engine_files(directory)

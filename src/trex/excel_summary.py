@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .misc import clean_for_display
-from .plan import EnginePlan
+from .model.plan import EnginePlan
+from .report.frames import clean_for_display
 
 MAX_SHEET_NAME = 31  # Excel's limit
 MAX_CELL_TEXT = 32767

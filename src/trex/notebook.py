@@ -18,8 +18,7 @@ import pandas as pd
 
 from . import interactive
 from .interactive import Chart, FigureGallery, FigureMenu, InteractiveDiagram, InteractiveDiagram_2
-from .misc import clean_for_display, group_count
-from .plan import EnginePlan
+from .model.plan import EnginePlan
 from .report import convolutions as _convs
 from .report import engine_timings as _timings
 from .report import graph, html_table, plotting
@@ -27,6 +26,7 @@ from .report import overview as _overview
 from .report import pointwise as _pointwise
 from .report import reformats as _reformats
 from .report import tables as _tables
+from .report.frames import clean_for_display, group_count
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

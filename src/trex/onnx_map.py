@@ -24,7 +24,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .plan import EnginePlan
+from .model.plan import EnginePlan
 
 TENSORRT = "(TensorRT)"  # pseudo-node of layers that no ONNX node produced
 
@@ -112,7 +112,7 @@ def nodes_from_name(name: str) -> list[str]:
 
 
 def _nodes_of(layer, use_names: bool) -> tuple[list[str], str]:
-    nodes = list(layer.metadata) if isinstance(layer.metadata, list) else []
+    nodes = list(layer.onnx_nodes)
     if nodes:
         return nodes, "Metadata"
     if use_names:

@@ -10,29 +10,38 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from .plan import EnginePlan, summary_dict
+from .model.facts import engine_facts, summary_dict
+from .model.plan import EnginePlan
 
 _TACTIC_HASH_RE = re.compile(r"_0x[0-9a-fA-F]+$")
 
 
 def model_summary(plan: EnginePlan) -> dict[str, Any]:
-    """The plan's headline facts as plain values (numbers stay numbers)."""
-    inputs, outputs = plan.get_bindings()
-    df = plan.df
+    """The plan's headline facts (:func:`~trex.model.facts.engine_facts`) as plain values, with
+    its device, builder configuration, performance summary and warnings; missing figures are None."""
+    facts = engine_facts(plan)
+    latency = facts.latency_ms
     return {
-        "name": plan.name,
-        "inputs": [repr(b) for b in inputs],
-        "outputs": [repr(b) for b in outputs],
-        "layers": len(df),
-        "detailed": plan.detailed,
-        "profiles": plan.profiles,
-        "profile_id": plan.profile_id,
-        "average_time_ms": round(plan.total_runtime, 6),
-        "weights_bytes": plan.total_weights_size,
-        "activations_bytes": plan.total_act_size,
-        "activation_footprint_bytes": plan.total_activation_footprint,
-        "streams": plan.stream_count,
-        "profile_iterations": plan.profile_count,
+        "name": facts.name,
+        "inputs": facts.inputs,
+        "outputs": facts.outputs,
+        "io_tensors": facts.io_tensors,
+        "layers": facts.layers,
+        "detailed": facts.detailed,
+        "profiles": facts.profiles,
+        "profile_id": facts.profile_id,
+        "average_time_ms": round(latency, 6) if latency is not None else None,
+        "gpu_compute_median_ms": facts.gpu_compute_median_ms,
+        "latency_median_ms": facts.latency_median_ms,
+        "throughput_qps": facts.throughput_qps,
+        "batch_size": facts.batch_size,
+        "weights_bytes": facts.weights_bytes,
+        "activations_bytes": facts.activations_bytes,
+        "activation_footprint_bytes": facts.activation_footprint_bytes,
+        "precision_mix": facts.precision_mix,
+        "streams": facts.streams,
+        "profile_iterations": facts.profile_iterations,
+        "tensorrt_version": facts.tensorrt_version,
         "device": plan.device_properties,
         "builder_config": plan.builder_cfg,
         "performance_summary": plan.performance_summary,

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .plan import EnginePlan
+from .model.plan import EnginePlan
 
 __all__ = ["chrome_trace", "layer_schedule", "load_timeline_source", "write_chrome_trace",
            "write_trace"]
@@ -37,10 +37,10 @@ _TRACKS = (
 def load_timeline_source(path: str | os.PathLike, profile_id: int | None = None,
                          run: int | None = None) -> EnginePlan | pd.DataFrame:
     """An EnginePlan for an engine's files, or the timing records of a bare ``--exportTimes`` file."""
-    from .formats import detect
+    from .formats import registry as detect
 
     if Path(path).is_file() and detect.detect_kind(path) == detect.TIMINGS:
-        from .discovery import find_engine_files
+        from .formats.discovery import find_engine_files
 
         try:
             find_engine_files(path)
@@ -177,7 +177,7 @@ def layer_schedule(plan: EnginePlan, latency: str = "avg_time") -> pd.DataFrame:
     for layer in plan.all_layers:
         if layer.type == "Constant":
             continue
-        stream = _stream(layer.raw_dict.get("StreamId", 0))
+        stream = layer.stream
         ready = stream_free.get(stream, 0.0)
         if layer.type == "wait":
             ready = max([ready, *stream_free.values()])
@@ -203,13 +203,6 @@ def layer_schedule(plan: EnginePlan, latency: str = "avg_time") -> pd.DataFrame:
 def _present(value: Any) -> bool:
     """A value worth showing: not None, not NaN (pandas 3 stores a missing string as NaN), not ''."""
     return value is not None and not (isinstance(value, float) and math.isnan(value)) and value != ""
-
-
-def _stream(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError, OverflowError):
-        return 0
 
 
 def _layer_events(events: list[dict[str, Any]], plan: EnginePlan, latency: str) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .plan import EnginePlan
+from .model.plan import EnginePlan
 
 PERCENTILES = (50, 90, 95, 99)
 METRICS = ("latency", "enqueue", "h2d", "compute", "d2h", "end_to_end")

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .. import compare as views
 from ..errors import InputError
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 from .options import add_profile_options, engine_labels
 from .output import FORMATS, csv_text, text_table, to_json
 
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.format == "json":
         data = {
-            "engines": [{"label": n, "path": p, **views.engine_facts(plan)}
+            "engines": [{"label": n, "path": p, **views.engine_facts(plan).as_dict()}
                         for n, p, plan in zip(labels, args.paths, plans)],
             **{k: report[k] for k in ("summary", "by_type", "by_precision", "alignment", "layers",
                                       "aligned_rows", "onnx_nodes", "onnx_without_metadata")},

@@ -8,7 +8,7 @@ import sys
 import warnings
 
 from ..errors import InputError, TrexError
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 from .options import add_profile_options
 
 

@@ -7,7 +7,7 @@ import sys
 
 from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
 from ..lint.base import findings_frame
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 from .output import format_value, text_table, to_json
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..discovery import engine_prefix
 from ..errors import InputError
-from ..plan import EnginePlan
+from ..formats.discovery import engine_prefix
+from ..model.plan import EnginePlan
 
 
 def add_profile_options(parser: argparse.ArgumentParser, what: str = "a profile file") -> None:

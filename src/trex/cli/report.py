@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from ..errors import InputError
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 from .options import add_profile_options, engine_labels
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .. import summary as views
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 from .options import add_profile_options
 from .output import FORMATS, csv_text, kv_table, text_table, to_json
 

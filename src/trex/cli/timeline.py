@@ -7,7 +7,7 @@ import sys
 
 from .. import timeline
 from ..errors import InputError
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 from .options import add_profile_options
 
 

@@ -8,13 +8,13 @@ Figures need plotly (``trex[plot]``), imported only when a figure is built.
 
 from __future__ import annotations
 
+from ..model.facts import engine_facts, has_onnx_metadata, precision_mix
 from .align import (
     MATCH_KINDS,
     align_layers,
     align_plans,
     engine_letter,
     get_plans_names,
-    has_onnx_metadata,
     link_counts,
     match_counts,
     match_layers,
@@ -34,9 +34,7 @@ from .views import (
     compare_engines_summaries_tbl,
     compare_layers,
     compare_onnx_nodes,
-    engine_facts,
     layer_regressions,
-    precision_mix,
     summary_table,
 )
 

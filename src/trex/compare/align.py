@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 if TYPE_CHECKING:
-    from ..plan import EnginePlan
+    from ..model.plan import EnginePlan
 
 MATCH_KINDS = ("onnx", "name", "signature", "position")
 _STRENGTH = {kind: i for i, kind in enumerate(MATCH_KINDS)}
@@ -51,16 +51,7 @@ def get_plans_names(plans: Sequence[EnginePlan]) -> list[str]:
 # --------------------------------------------------------------------------- layer keys
 def _onnx_nodes(plan: EnginePlan) -> list[tuple[str, ...]]:
     """The ONNX node names of each df row (TensorRT 8.6+ ``Metadata``), empty tuples if none."""
-    if "Metadata" in plan.df.columns:
-        values = plan.df["Metadata"].tolist()
-    else:
-        values = [layer.metadata for layer in plan.layers]
-    return [tuple(v) if isinstance(v, (list, tuple)) else () for v in values]
-
-
-def has_onnx_metadata(plan: EnginePlan) -> bool:
-    """True if some layer lists the ONNX nodes it implements (TensorRT 8.6+ ``Metadata``)."""
-    return any(_onnx_nodes(plan))
+    return [tuple(layer.onnx_nodes) for layer in plan.layers]
 
 
 def _signature(layer, exact: bool) -> Hashable | None:

@@ -7,9 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..plan import EnginePlan
+from ..model.facts import engine_facts
+from ..model.plan import EnginePlan
 from .align import get_plans_names
-from .views import engine_facts
 
 
 @dataclass(frozen=True)
@@ -19,22 +19,21 @@ class Metric:
     description: str
     unit: str
     lower_is_better: bool
-    read: Callable[[EnginePlan], float]
+    read: Callable[[EnginePlan], float | None]
     needs: str
 
 
 METRICS: dict[str, Metric] = {
     "total": Metric("total latency (sum of the layers' average latencies)", "ms", True,
-                    lambda p: p.total_runtime if len(p.df) else math.nan,
-                    "a per-layer profile (--exportProfile)"),
+                    lambda p: engine_facts(p).latency_ms, "a per-layer profile (--exportProfile)"),
     "gpu-compute": Metric("median GPU compute time", "ms", True,
-                          lambda p: engine_facts(p)["gpu_compute_median_ms"],
+                          lambda p: engine_facts(p).gpu_compute_median_ms,
                           "trtexec's performance summary (profile metadata or log)"),
     "latency": Metric("median end-to-end latency", "ms", True,
-                      lambda p: engine_facts(p)["latency_median_ms"],
+                      lambda p: engine_facts(p).latency_median_ms,
                       "trtexec's performance summary (profile metadata or log)"),
     "throughput": Metric("throughput", "qps", False,
-                         lambda p: engine_facts(p)["throughput_qps"],
+                         lambda p: engine_facts(p).throughput_qps,
                          "trtexec's performance summary (profile metadata or log)"),
 }
 

@@ -11,16 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..plan import EnginePlan
+from ..graph.colors import colors_for, layer_colormap, precision_colormap
+from ..model.facts import engine_facts
+from ..model.plan import EnginePlan
 from .align import align_layers, get_plans_names
-from .views import aligned_layers, aligned_merge_plans, batch_size, compare_layers, engine_facts
+from .views import aligned_layers, aligned_merge_plans, compare_layers
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
-
-_PRECISION_COLORS = {"INT8": "#76b900", "FP8": "#00a3a3", "FP16": "#1f77b4", "BF16": "#9467bd",
-                     "FP32": "#ff7f0e", "INT32": "#8c564b", "INT64": "#7f7f7f", "None": "#c7c7c7"}
-
 
 def _plotly() -> tuple[Any, Any]:
     try:
@@ -29,16 +27,6 @@ def _plotly() -> tuple[Any, Any]:
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise ImportError("figures need plotly: pip install 'trex-explorer[plot]'") from exc
     return go, make_subplots
-
-
-def _colors(keys: Sequence[str], fixed: dict[str, str] | None = None) -> dict[str, str]:
-    from plotly.colors import qualitative
-
-    palette = qualitative.Plotly + qualitative.D3
-    out = dict(fixed or {})
-    free = [k for k in sorted(keys) if k not in out]
-    out.update({k: palette[i % len(palette)] for i, k in enumerate(free)})
-    return out
 
 
 def _sums(plan: EnginePlan, column: str, value: str | None, scale: float = 1.0) -> pd.Series:
@@ -91,21 +79,21 @@ def compare_engines_overview(plans: Sequence[EnginePlan], names: Sequence[str] |
     go, make_subplots = _plotly()
     names = list(names) if names is not None else get_plans_names(plans)
     facts = [engine_facts(p) for p in plans]
-    types = _colors({t for p in plans for t in p.df["type"].astype(str)})
-    precisions = _colors({str(t) for p in plans for t in p.df["precision"].fillna("None")},
-                         _PRECISION_COLORS)
+    types = colors_for({t for p in plans for t in p.df["type"].astype(str)}, layer_colormap)
+    precisions = colors_for({str(t) for p in plans for t in p.df["precision"].fillna("None")},
+                            precision_colormap)
     by_type = [_sums(p, "type", "latency.avg_time") for p in plans]
     figs: dict[str, go.Figure] = {}
 
-    throughput = [f["throughput_qps"] for f in facts]
-    have_throughput = all(t == t and t > 0 for t in throughput)
+    throughput = [f.throughput_qps for f in facts]
+    have_throughput = all(t is not None and t > 0 for t in throughput)
     title = "Stacked latencies by layer type"
     if have_throughput:
         fig = make_subplots(specs=[[{"secondary_y": True}]])
         _stacked(title, names, by_type, types, "Latency (ms)", fig)
         fig.add_trace(go.Scatter(x=names, y=throughput, name="Throughput (IPS)",
                                  marker={"size": 12, "color": "#FFBF00"}), secondary_y=True)
-        fig.add_trace(go.Scatter(x=names, y=[f["latency_median_ms"] for f in facts],
+        fig.add_trace(go.Scatter(x=names, y=[f.latency_median_ms for f in facts],
                                  name="Real latency (median)",
                                  marker={"size": 12, "color": "#DE3163"}), secondary_y=False)
         fig.update_yaxes(title_text="Throughput (inferences / sec)", secondary_y=True)
@@ -113,9 +101,9 @@ def compare_engines_overview(plans: Sequence[EnginePlan], names: Sequence[str] |
     else:
         figs[title] = _stacked(title, names, by_type, types, "Latency (ms)")
     title = "Stacked latencies by layer type (BS normalized)"
-    figs[title] = _stacked(title, names,
-                           [_sums(p, "type", "latency.avg_time", batch_size(p)) for p in plans],
-                           types, "Latency per batch item (ms)")
+    per_item = [_sums(p, "type", "latency.avg_time", f.batch_size or 1)
+                for p, f in zip(plans, facts)]
+    figs[title] = _stacked(title, names, per_item, types, "Latency per batch item (ms)")
     figs["Layer count comparison"] = _side_by_side(
         "Layer count comparison", names, [_sums(p, "type", None) for p in plans], "Layers")
     figs["Layer-type latency comparison"] = _side_by_side(

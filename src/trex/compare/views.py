@@ -11,8 +11,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..plan import EnginePlan, summary_dict
-from .align import align_plans, get_plans_names, has_onnx_metadata
+from ..model.facts import engine_facts, has_onnx_metadata, summary_dict
+from ..model.plan import EnginePlan
+from .align import align_plans, get_plans_names
 
 
 def _names(plans: Sequence[EnginePlan], names: Sequence[str] | None) -> list[str]:
@@ -22,56 +23,11 @@ def _names(plans: Sequence[EnginePlan], names: Sequence[str] | None) -> list[str
     return names
 
 
-def _ratio(num: float, den: float) -> float:
+def _ratio(num: float | None, den: float | None) -> float:
     """num / den, NaN when either is missing or den is 0."""
     if num is None or den is None or math.isnan(num) or math.isnan(den) or den == 0:
         return math.nan
     return num / den
-
-
-def _stat(summary: dict[str, Any], key: str, index: int) -> float:
-    """One figure of a trtexec statistic list ([min, max, mean, median, ...]), NaN if absent."""
-    value = summary.get(key)
-    if isinstance(value, list) and len(value) > index:
-        return float(value[index])
-    return math.nan
-
-
-def batch_size(plan: EnginePlan) -> int:
-    """The first dimension of the first input binding (1 if unknown)."""
-    inputs, _ = plan.get_bindings()
-    if inputs and inputs[0].shape and inputs[0].shape[0] > 0:
-        return int(inputs[0].shape[0])
-    return 1
-
-
-def precision_mix(plan: EnginePlan) -> str:
-    """Layer count per precision (first input), most frequent first: ``INT8 21, FP16 11``."""
-    counts = plan.df["precision"].fillna("None").astype(str).value_counts() if len(plan.df) else {}
-    return ", ".join(f"{p} {n}" for p, n in counts.items())
-
-
-def engine_facts(plan: EnginePlan) -> dict[str, Any]:
-    """An engine's headline figures as plain values: what ``trex compare`` summarises."""
-    perf = plan.performance_summary
-    throughput = perf.get("Throughput")
-    return {
-        "engine": plan.name,
-        "latency_ms": plan.total_runtime,
-        "gpu_compute_median_ms": _stat(perf, "GPU Compute Time", 3),
-        "latency_median_ms": _stat(perf, "Latency", 3),
-        "throughput_qps": float(throughput) if isinstance(throughput, (int, float)) else math.nan,
-        "batch_size": batch_size(plan),
-        "layers": len(plan.df),
-        "weights_bytes": plan.total_weights_size,
-        "activations_bytes": plan.total_act_size,
-        "activation_footprint_bytes": plan.total_activation_footprint,
-        "precision_mix": precision_mix(plan),
-        "onnx_metadata": has_onnx_metadata(plan),
-        "device": plan.device_properties.get("Selected Device", ""),
-        "compute_capability": plan.device_properties.get("Compute Capability", ""),
-        "builder_config": dict(plan.builder_cfg),
-    }
 
 
 _SUMMARY_ROWS = {
@@ -94,16 +50,17 @@ _SUMMARY_ROWS = {
 
 
 def summary_table(plans: Sequence[EnginePlan], names: Sequence[str] | None = None) -> pd.DataFrame:
-    """One row per attribute (latency, throughput, sizes, precision mix, device, builder config)."""
+    """One row per attribute (latency, throughput, sizes, precision mix, device, builder config);
+    a figure an engine's inputs do not provide is None."""
     names = _names(plans, names)
-    facts = [engine_facts(plan) for plan in plans]
-    first = facts[0]["latency_ms"] if facts else math.nan
+    facts = [engine_facts(plan).as_dict() for plan in plans]
+    first = facts[0]["latency_ms"] if facts else None
     for f in facts:
         f["speedup"] = _ratio(first, f["latency_ms"])
-    builder_keys = list(dict.fromkeys(k for f in facts for k in f["builder_config"]))
-    for f in facts:
+        f["engine"] = f["name"]
         cc = f["compute_capability"]
         f["compute_capability"] = f"{cc:g}" if isinstance(cc, float) else cc
+    builder_keys = list(dict.fromkeys(k for f in facts for k in f["builder_config"]))
     rows = [[label, *[f[key] for f in facts]] for key, label in _SUMMARY_ROWS.items()]
     rows += [[f"builder: {k}", *[f["builder_config"].get(k, "") for f in facts]]
              for k in builder_keys]

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..layer import Layer
+from ..model.layer import Layer
 
 CONV_TYPES = ("Convolution",)
 GEMM_TYPES = ("gemm", "MatrixMultiply", "FullyConnected", "Gemm", "MatMul")

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..plan import EnginePlan
+from ..model.layer import Layer
+from ..model.plan import EnginePlan
 from .gpus import GpuPeaks, device_peaks
 from .model import layer_cost
 
@@ -143,12 +144,17 @@ def annotate_convolutions(plan: EnginePlan) -> pd.DataFrame:
     df = plan.df
     mask = (df["type"] == "Convolution").to_numpy() if len(df) else np.zeros(0, dtype=bool)
     convs = df[mask].copy()
-    layers = [layer for layer, keep in zip(plan.layers, mask) if keep]
-    costs = [layer_cost(layer) for layer in layers]
     for src, dst in _CONV_ATTRS.items():
         if src in convs.columns:
             values = convs[src].tolist()
             convs[dst] = [tuple(v) if isinstance(v, list) else v for v in values]
+    return add_convolution_work(convs, [layer for layer, keep in zip(plan.layers, mask) if keep])
+
+
+def add_convolution_work(convs: pd.DataFrame, layers: list[Layer]) -> pd.DataFrame:
+    """Add TREx's ``attr.macs``, ``attr.M/N/K``, intensity and efficiency columns to ``convs``
+    (rows of ``df``, one per layer of ``layers``, in the same order); returns ``convs``."""
+    costs = [layer_cost(layer) for layer in layers]
     macs = np.array([c.macs or 0 for c in costs], dtype="int64")
     nbytes = np.array([c.bytes for c in costs], dtype="float64")
     latency = convs["latency.avg_time"].to_numpy(dtype="float64")

@@ -1,1 +1,10 @@
-"""Readers, one module per input kind; each returns plain records from ``records.py``."""
+"""Readers, one module per input format, each returning plain records (``records.py``).
+
+:mod:`.registry` lists them and decides by content which one reads a file; :mod:`.discovery`
+finds an engine's files; :mod:`.text`, :mod:`.logtext` and :mod:`.units` are shared by every
+reader (decoding, log-line prefixes, units).
+"""
+
+from .registry import READERS, InputCache, Reader, detect_kind
+
+__all__ = ["READERS", "InputCache", "Reader", "detect_kind"]

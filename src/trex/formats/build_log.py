@@ -13,19 +13,23 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from .jsonio import read_text
+from .layer_info import normalise
+from .logtext import split_log_line
 from .records import LayerInfo, Metadata
+from .text import read_text, unix_newlines
+
+if TYPE_CHECKING:
+    from .trtexec_log import TrtexecLog
 
 __all__ = [
     "BuildLog", "BuildPass", "EngineLayer", "EngineTensor", "FusionStep", "MemoryChange",
     "MyelinTactic", "RunnerChoice", "RunnerResult", "TacticTiming", "engine_layer_info",
-    "has_engine_layers", "looks_like_build_log", "parse_build_log", "read_build_log", "read_engine_layers",
+    "looks_like_build_log", "parse_build_log", "read_build_log",
 ]
 
-_PREFIX = re.compile(r"(?:\[\d[\d/:.\- T]*\]\s*)?\[(?P<sev>[IWEVF])\](?P<trt> \[TRT\])?(?: |$)")
 _TACTIC = r"(?:0x[0-9a-fA-F]+|-?\d+)"
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:inf|nan)"
 _TACTIC_LINE = re.compile(rf"(?:Tactic Name: (?P<name>\S+) )?Tactic: (?P<tactic>{_TACTIC})"
@@ -237,36 +241,23 @@ def read_build_log(path: str | os.PathLike) -> BuildLog:
     return log
 
 
-def has_engine_layers(path: str | os.PathLike) -> bool:
-    """True if a log holds ``Layer(Type): name, Tactic: ...`` lines (its engine layer list)."""
-    try:
-        text = read_text(path)
-    except InputError:
-        return False
-    return _LAYER_LIST.search(text) is not None
+def parse_build_log(text: str, source: str = "", info: TrtexecLog | None = None) -> BuildLog:
+    """Parse the text of a build log; unknown lines are skipped.
 
-
-def read_engine_layers(path: str | os.PathLike) -> LayerInfo:
-    """Layer information from the ``Engine Layer Information`` list of a log."""
-    source = os.fspath(path)
-    log = parse_build_log(read_text(path), source)
-    if not log.engine_layers:
-        raise InputError(source, "no layer information (no --exportLayerInfo JSON content and no "
-                                 "'Layer(Type): name, Tactic: ...' lines)")
-    return engine_layer_info(log)
-
-
-def parse_build_log(text: str, source: str = "") -> BuildLog:
-    """Parse the text of a build log; unknown lines are skipped."""
+    ``info`` is the same text already parsed by :func:`~trex.formats.trtexec_log.parse_trtexec_log`
+    (options, device, version), when the caller has it.
+    """
     if not isinstance(text, str):
         raise InputError(source or None, f"expected log text, got {type(text).__name__}")
     from .trtexec_log import parse_trtexec_log
 
+    text = unix_newlines(text)
     parser = _Parser(str(source))
     for number, line in enumerate(text.split("\n"), 1):
-        parser.feed(line[:-1] if line.endswith("\r") else line, number)
+        parser.feed(line, number)
     log = parser.finish()
-    info = parse_trtexec_log(text, source)
+    if info is None:
+        info = parse_trtexec_log(text, source)
     log.version, log.command, log.metadata = info.version, info.command, info.metadata
     return log
 
@@ -293,11 +284,14 @@ def engine_layer_info(log: BuildLog) -> LayerInfo:
                 raw["TacticName"] = name
         members = log.foreign_nodes.get(layer.name)
         if members:
-            raw["Metadata"] = "\x1e".join(f"[ONNX Layer: {m}]" for m in members)
+            raw["Metadata"] = list(members)
         layers.append(raw)
-    warnings = ["layer information read from the log's 'Engine Layer Information' list: no "
-                "weights, parameters or bindings; tensor layouts inferred from vector widths"]
-    return LayerInfo(layers, [], detailed=True, source=log.source, warnings=warnings)
+    info = normalise(layers, [], source=log.source)
+    info.has_weights = False
+    info.warnings.append("layer information read from the log's 'Engine Layer Information' "
+                         "list: no weights, parameters or bindings; tensor layouts inferred from "
+                         "vector widths")
+    return info
 
 
 def combination_signature(combination: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
@@ -429,11 +423,11 @@ class _Parser:
             if layer is not None:
                 self.log.engine_layers.append(layer)
             return
-        match = _PREFIX.match(line)
-        if match is None:
+        parsed = split_log_line(line)
+        if parsed is None:
             return
-        content = line[match.end():]
-        if match["trt"] is None:
+        content = parsed.content
+        if not parsed.from_tensorrt:
             self._trtexec_line(content)
             return
         first = content[:1]

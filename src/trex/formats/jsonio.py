@@ -8,9 +8,7 @@ helpers read such files anyway, or fail with the file name and the position of t
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
@@ -18,22 +16,6 @@ from ..errors import InputError
 _DECODER = json.JSONDecoder(strict=False)
 _VALID_ESCAPES = set('"\\/bfnrtu')
 _CLOSERS = set(",:}]")
-
-
-def read_text(path: str | os.PathLike) -> str:
-    """Read a file as text, naming the file in a one-line error when it cannot be read."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(path, "file not found")
-    if p.is_dir():
-        raise InputError(path, "is a folder, expected a file")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read file ({exc.strerror or exc})") from None
-    if b"\x00" in data[:4096]:
-        raise InputError(path, "binary file (an engine or archive?), expected JSON or text")
-    return data.decode("utf-8", errors="replace")
 
 
 def loads_documents(text: str, source: str = "") -> list[Any]:

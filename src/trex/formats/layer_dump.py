@@ -1,61 +1,111 @@
-"""The one-line text form of layer information that logs print (``--dumpLayerInfo``, inspector).
+"""The text form of layer information that logs print (``--dumpLayerInfo``, the inspector).
 
-Each layer is one line ``Name: X, LayerType: Y, Inputs: [ { Name: t, Dimensions: [1,3], ... }],
-Outputs: [...], Key: value, ...`` after a ``Layers:`` header; ``Bindings:`` and one name per line
-follow. Values are bare text, ``[...]`` lists or JSON ``{...}`` objects.
+Detailed engines print one line per layer, ``Name: X, LayerType: Y, Inputs: [ { Name: t,
+Dimensions: [1,3], ... }], Outputs: [...], Key: value, ...``, after a ``Layers:`` header;
+names-only engines print bare layer names, one per line, up to a blank line. ``Bindings:`` and one
+name per line follow. Values are bare text, ``[...]`` lists or JSON ``{...}`` objects. The block
+may repeat (one per profile or execution context): the first one is kept.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
-_PREFIX_RE = re.compile(r"^(?:\[[^\]]*\]\s*)*(?:\[[IWEV]\]\s*)?(?:\[TRT\]\s*)?")
+from .logtext import strip_log_prefix
+from .records import LayerInfo
+
 _KEY_RE = re.compile(r"([A-Za-z][A-Za-z0-9_/()]*): ?")
 # A bare value ends where the next "key:" starts, or where the enclosing tensor object closes.
 _BARE_END_RE = re.compile(r", (?=[A-Za-z][A-Za-z0-9_/()]*:(?: |$))|\s*\}(?=\s*(?:\]|,\s*\{))")
 _NEXT_KEY_RE = re.compile(r", (?=[A-Za-z][A-Za-z0-9_/()]*:(?: |$))")
 _LAYER_LINE_RE = re.compile(r"^Name: .*, LayerType: ")
+_NAMES_BLOCK_RE = re.compile(r"^(?:\[[^\]\n]*\] ?)*Layers:[ \t]*\n(?:[^\n]+\n)+[ \t]*\n"
+                             r"(?:\[[^\]\n]*\] ?)*Bindings:", re.MULTILINE)
 
 
-def strip_log_prefix(line: str) -> str:
-    """Remove a trtexec ``[date] [I] [TRT]`` prefix from a log line."""
-    return _PREFIX_RE.sub("", line.rstrip("\r\n"), count=1)
+@dataclass
+class LayerDump:
+    """The first layer block of a text dump: raw layers (dicts, or bare names) and bindings."""
+
+    layers: list[Any] = field(default_factory=list)
+    bindings: list[str] = field(default_factory=list)
+    detailed: bool = True
+    blocks: int = 0
 
 
 def looks_like_layer_dump(text: str) -> bool:
-    """True if some line holds a one-line layer description."""
-    return any(_LAYER_LINE_RE.match(strip_log_prefix(line)) for line in text.split("\n"))
+    """True if the text holds a layer block: one-line layer descriptions or a names-only list."""
+    return (any(_LAYER_LINE_RE.match(strip_log_prefix(line)) for line in text.split("\n"))
+            or _NAMES_BLOCK_RE.search(text) is not None)
 
 
-def parse_layer_dump(text: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """Return (raw layer dicts, binding names) from every one-line layer in the text.
-
-    Layers are taken from every ``Name: ..., LayerType: ...`` line; bindings from the lines after
-    the last ``Bindings:`` header up to the first line that is blank or not a bare name.
-    """
-    layers: list[dict[str, Any]] = []
-    bindings: list[str] = []
-    in_bindings = False
+def parse_layer_dump(text: str) -> LayerDump:
+    """The first layer block of the text (see the module doc); ``blocks`` counts them all."""
+    blocks: list[LayerDump] = []
+    block: LayerDump | None = None
+    state = ""  # "names" (after Layers:), "bindings" (after Bindings:) or "" (outside a block)
     for raw_line in text.split("\n"):
         line = strip_log_prefix(raw_line)
+        stripped = line.strip()
+        if stripped == "Layers:":
+            block = LayerDump(detailed=False)
+            blocks.append(block)
+            state = "names"
+            continue
         if _LAYER_LINE_RE.match(line):
-            in_bindings = False
+            if block is None or state == "bindings" or (block.layers and not block.detailed):
+                block = LayerDump()
+                blocks.append(block)
+            block.detailed = True
             layer = parse_layer_line(line)
             if layer is not None:
-                layers.append(layer)
+                block.layers.append(layer)
+            state = "names"
             continue
-        if line.strip() == "Bindings:":
-            in_bindings, bindings = True, []
+        if stripped == "Bindings:":
+            if block is None or block.bindings:
+                block = LayerDump()
+                blocks.append(block)
+            block.bindings = []
+            state = "bindings"
             continue
-        if in_bindings:
-            name = line.strip()
-            if not name or ": " in name or name.endswith(":"):
-                in_bindings = False
+        if state == "names" and block is not None and not block.detailed:
+            if stripped:
+                block.layers.append(stripped)
             else:
-                bindings.append(name)
-    return layers, bindings
+                state = ""
+        elif state == "bindings" and block is not None:
+            if not stripped or ": " in stripped or stripped.endswith(":"):
+                state = ""
+            else:
+                block.bindings.append(stripped)
+    found = [b for b in blocks if b.layers]
+    if not found:
+        return LayerDump(bindings=blocks[-1].bindings if blocks else [], detailed=False)
+    first = found[0]
+    if not first.bindings:  # "Bindings:" printed after the layer block that it belongs to
+        later = [b.bindings for b in blocks[blocks.index(first) + 1:] if b.bindings]
+        first.bindings = later[0] if later else []
+    first.blocks = len(found)
+    return first
+
+
+def dump_layer_info(text: str, source: str = "") -> LayerInfo:
+    """Layer information from the first layer block of a log's text (see the module doc)."""
+    from .layer_info import names_only, normalise
+
+    dump = parse_layer_dump(text)
+    if dump.detailed:
+        info = normalise(dump.layers, dump.bindings, source=source)
+    else:
+        info = names_only(dump.layers, dump.bindings, source=source)
+    if dump.blocks > 1:
+        info.warnings.append(f"{source}: the log lists the layers {dump.blocks} times (one block "
+                             "per profile or execution context); the first block is used")
+    return info
 
 
 def parse_layer_line(line: str) -> dict[str, Any] | None:

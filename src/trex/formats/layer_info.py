@@ -12,26 +12,38 @@ import re
 from typing import Any
 
 from ..errors import InputError
-from .jsonio import loads_documents, looks_like_json, read_text
-from .layer_dump import looks_like_layer_dump, parse_layer_dump
+from .jsonio import loads_documents, looks_like_json
 from .records import LayerInfo
+from .text import Head, read_text
 
+KIND = "layer_info"
 SEPARATORS = ("\x1e", "\x1f")
+_KEYS = re.compile(r'"Layers"\s*:|"I/O Tensors"\s*:|"LayerType"\s*:')
 _ONNX_RE = re.compile(r"^\[ONNX Layer: (.*)\]$", re.DOTALL)
 _ONNX_SPLIT_RE = re.compile(r"[\x1e\x1f]|(?<=\])(?=\[ONNX Layer: )")
 _TENSOR_KEYS = ("Name", "Dimensions", "Format/Datatype")
 
 
+def match(head: Head) -> bool:
+    """Layer information JSON: ``Layers``, TensorRT 11's ``I/O Tensors`` or a list of layers."""
+    return looks_like_json(head.text) and _KEYS.search(head.text) is not None
+
+
 def read_layer_info(path: str | os.PathLike) -> LayerInfo:
     """Read a layer-information file (JSON of any version, or a log holding the text dump)."""
+    from .layer_dump import dump_layer_info, looks_like_layer_dump
+
     source = os.fspath(path)
-    text = read_text(path)
+    warnings: list[str] = []
+    text = read_text(path, warnings)
+    info = None
     if looks_like_json(text):
-        docs = loads_documents(text, source)
-        return layer_info_from_json(docs[0], source)
-    if looks_like_layer_dump(text):
-        layers, bindings = parse_layer_dump(text)
-        return normalise(layers, bindings, source=source)
+        info = layer_info_from_json(loads_documents(text, source)[0], source)
+    elif looks_like_layer_dump(text):
+        info = dump_layer_info(text, source)
+    if info is not None:
+        info.warnings[:0] = warnings
+        return info
     raise InputError(source, "not layer information (expected --exportLayerInfo JSON or a log "
                              "with a --dumpLayerInfo layer list)")
 
@@ -68,12 +80,17 @@ def layer_info_from_json(doc: Any, source: str = "") -> LayerInfo:
             bindings = []
     bindings = [clean_name(str(b)) for b in bindings if isinstance(b, (str, int))]
     if raw_layers and all(isinstance(layer, str) for layer in raw_layers):
-        layers = [
-            {"Name": clean_name(name), "LayerType": "Unknown", "Inputs": [], "Outputs": []}
-            for name in raw_layers
-        ]
-        return LayerInfo(layers, bindings, detailed=False, io_tensors=io_tensors, source=source)
+        return names_only(raw_layers, bindings, io_tensors, source)
     return normalise(raw_layers, bindings, io_tensors, source)
+
+
+def names_only(names: list[str], bindings: list[str], io_tensors: list[dict[str, Any]] | None = None,
+               source: str = "") -> LayerInfo:
+    """LayerInfo of a names-only export (``--profilingVerbosity=layer_names_only``)."""
+    layers = [{"Name": clean_name(name), "LayerType": "Unknown", "Inputs": [], "Outputs": []}
+              for name in names]
+    return LayerInfo(layers, [clean_name(b) for b in bindings], detailed=False,
+                     io_tensors=list(io_tensors or []), source=source)
 
 
 def normalise(

@@ -2,33 +2,63 @@
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from typing import Any
 
 from ..errors import InputError
-from .jsonio import loads_documents, looks_like_json, read_text
+from .jsonio import loads_documents, looks_like_json
 from .records import DeviceInfo, Metadata
+from .text import Head, read_text
+from .units import finite, to_bytes
 
+PROFILE_METADATA = "profile_metadata"
+BUILD_METADATA = "build_metadata"
+DEVICE_METADATA = "device_metadata"
+_PROFILE_KEYS = re.compile(r'"(?:performance_summary|inference_options)"\s*:')
+_BUILD_KEYS = re.compile(r'"(?:model_options|build_options)"\s*:')
+_DEVICE_SECTION = re.compile(r'"device_information"\s*:')
+_DEVICE_ATTRIBUTES = re.compile(r'"(?:ComputeCapability|MULTIPROCESSOR_COUNT)"\s*:')
 METADATA_SECTIONS = (
     "model_options", "build_options", "system_options", "inference_options",
     "reporting_options", "device_information", "performance_summary",
 )
 
 
+def match_profile_metadata(head: Head) -> bool:
+    """``*.profile.metadata.json``: performance summary, inference options or the device only."""
+    text = head.text
+    return looks_like_json(text) and (
+        _PROFILE_KEYS.search(text) is not None
+        or (_DEVICE_SECTION.search(text) is not None and _BUILD_KEYS.search(text) is None))
+
+
+def match_build_metadata(head: Head) -> bool:
+    """``*.build.metadata.json``: model and build options."""
+    return looks_like_json(head.text) and _BUILD_KEYS.search(head.text) is not None
+
+
+def match_device_metadata(head: Head) -> bool:
+    """``*.metadata.json`` of TREx's examples: a list of CUDA device attributes."""
+    return looks_like_json(head.text) and _DEVICE_ATTRIBUTES.search(head.text) is not None
+
+
 def read_metadata(path: str | os.PathLike) -> Metadata:
     """Read ``*.profile.metadata.json``, ``*.build.metadata.json``, ``*.metadata.json`` or a log."""
     source = os.fspath(path)
-    text = read_text(path)
+    warnings: list[str] = []
+    text = read_text(path, warnings)
     if looks_like_json(text):
-        return metadata_from_json(loads_documents(text, source)[0], source)
+        metadata = metadata_from_json(loads_documents(text, source)[0], source)
+        metadata.warnings[:0] = warnings
+        return metadata
     from .trtexec_log import looks_like_trtexec_log, parse_trtexec_log
 
     if not looks_like_trtexec_log(text):
         raise InputError(source, "not metadata (expected a metadata JSON file or a trtexec log)")
-    log = parse_trtexec_log(text, source)
-    return log.metadata
+    metadata = parse_trtexec_log(text, source).metadata
+    metadata.warnings[:0] = warnings
+    return metadata
 
 
 def is_metadata_json(doc: Any) -> bool:
@@ -64,13 +94,13 @@ def device_from_attributes(attrs: dict[str, Any]) -> DeviceInfo:
     capability = None
     if isinstance(cc, list) and len(cc) >= 2 and all(type(v) is int and 0 <= v < 1000 for v in cc[:2]):
         capability = float(f"{cc[0]}.{cc[1]}")
-    clock_khz = _num(attrs.get("CLOCK_RATE"))
-    mem_clock_khz = _num(attrs.get("MEMORY_CLOCK_RATE"))
-    sms = _num(attrs.get("MULTIPROCESSOR_COUNT"))
-    bus = _num(attrs.get("GLOBAL_MEMORY_BUS_WIDTH"))
-    smem = _num(attrs.get("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"))
+    clock_khz = finite(attrs.get("CLOCK_RATE"))
+    mem_clock_khz = finite(attrs.get("MEMORY_CLOCK_RATE"))
+    sms = finite(attrs.get("MULTIPROCESSOR_COUNT"))
+    bus = finite(attrs.get("GLOBAL_MEMORY_BUS_WIDTH"))
+    smem = finite(attrs.get("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"))
     ecc = attrs.get("ECC_ENABLED")
-    total = _num(attrs.get("TotalMemory"))
+    total = finite(attrs.get("TotalMemory"))
     return DeviceInfo(
         name=attrs.get("Name"),
         compute_capability=capability,
@@ -84,53 +114,23 @@ def device_from_attributes(attrs: dict[str, Any]) -> DeviceInfo:
     )
 
 
-_UNITS = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "KB": 1000, "MB": 1000**2,
-          "GB": 1000**3}
-
-
 def device_from_information(info: dict[str, Any]) -> DeviceInfo | None:
     """DeviceInfo from a trtexec ``device_information`` section (strings or numbers)."""
     if not info:
         return None
-    sms = _num(info.get("SMs"))
-    bus = _num(info.get("Memory Bus Width"))
+    sms = finite(info.get("SMs"))
+    bus = finite(info.get("Memory Bus Width"))
     ecc_text = str(info.get("Memory Bus Width", ""))
     return DeviceInfo(
         name=info.get("Selected Device"),
-        compute_capability=_num(info.get("Compute Capability")),
+        compute_capability=finite(info.get("Compute Capability")),
         sms=int(sms) if sms is not None else None,
-        compute_clock_ghz=_num(info.get("Compute Clock Rate",
+        compute_clock_ghz=finite(info.get("Compute Clock Rate",
                                         info.get("Application Compute Clock Rate"))),
-        memory_clock_ghz=_num(info.get("Memory Clock Rate",
+        memory_clock_ghz=finite(info.get("Memory Clock Rate",
                                        info.get("Application Memory Clock Rate"))),
-        global_memory_bytes=bytes_with_unit(info.get("Device Global Memory")),
-        shared_memory_per_sm_bytes=bytes_with_unit(info.get("Shared Memory per SM")),
+        global_memory_bytes=to_bytes(info.get("Device Global Memory")),
+        shared_memory_per_sm_bytes=to_bytes(info.get("Shared Memory per SM")),
         memory_bus_width_bits=int(bus) if bus is not None else None,
         ecc_enabled=("ECC enabled" in ecc_text) if "ECC" in ecc_text else None,
     )
-
-
-def bytes_with_unit(value: Any) -> int | None:
-    """``"24217 MiB"`` -> bytes; numbers are taken as bytes."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        number = _num(value)
-        return int(number) if number is not None else None
-    match = re.match(r"\s*(\d+(?:\.\d*)?)\s*([KMG]i?B|B)\b", str(value or ""))
-    if not match:
-        return None
-    number = _num(float(match.group(1)) * _UNITS[match.group(2)])
-    return int(number) if number is not None else None
-
-
-def _num(value: Any) -> float | None:
-    """A finite number from a number or the start of a string, else None (NaN, inf, "abc")."""
-    if isinstance(value, bool):
-        return None
-    if not isinstance(value, (int, float)):
-        match = re.match(r"\s*(-?[\d.]+)", str(value or ""))
-        value = match.group(1) if match else None
-    try:
-        number = float(value) if value is not None else None
-    except (ValueError, OverflowError):  # "1.2.3", an integer beyond float range
-        return None
-    return number if number is not None and math.isfinite(number) else None

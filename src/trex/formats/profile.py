@@ -7,27 +7,40 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import statistics
 from typing import Any
 
 from ..errors import InputError
-from .jsonio import loads_documents, looks_like_json, read_text
+from .jsonio import loads_documents, looks_like_json
 from .layer_info import clean_name
 from .records import Profile, ProfileRecord, ProfileRun
+from .text import Head, read_text
+
+KIND = "profile"
+_KEYS = re.compile(r'"ph"\s*:|"timeMs"\s*:|"averageMs"\s*:|^\s*\[\s*\{\s*"count"\s*:')
+
+
+def match(head: Head) -> bool:
+    """A per-layer profile: ``--exportProfile`` JSON or a Chrome trace."""
+    return looks_like_json(head.text) and _KEYS.search(head.text) is not None
 
 
 def read_profile(path: str | os.PathLike) -> Profile:
     """Read a per-layer profile from JSON (trtexec, Torch-TensorRT, Chrome trace) or a log."""
     source = os.fspath(path)
-    text = read_text(path)
+    warnings: list[str] = []
+    text = read_text(path, warnings)
     if looks_like_json(text):
-        return profile_from_json(loads_documents(text, source), source)
-    from .trtexec_log import parse_trtexec_log
+        profile = profile_from_json(loads_documents(text, source), source)
+        profile.warnings[:0] = warnings
+        return profile
+    from .log import parse
 
-    log = parse_trtexec_log(text, source)
-    if not log.profile_runs:
+    log = parse(text, source, warnings)
+    if log.profile is None:
         raise InputError(source, "no per-layer profile table (--dumpProfile) in this log")
-    return Profile(list(log.profile_runs), source, list(log.warnings))
+    return Profile(log.profile.runs, source, log.warnings)
 
 
 def is_profile_json(doc: Any) -> bool:

@@ -21,6 +21,7 @@ class LayerInfo:
     io_tensors: list[dict[str, Any]] = field(default_factory=list)
     source: str = ""
     warnings: list[str] = field(default_factory=list)
+    has_weights: bool = True  # False when the source never lists weights (a build log's layers)
 
 
 @dataclass

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from ..errors import InputError
-from .jsonio import loads_documents, looks_like_json, read_text
+from .jsonio import loads_documents, looks_like_json
 from .records import Timings
+from .text import Head, read_text
 
+KIND = "timings"
 # Keys that identify a timing record: 8.x+ (H2D/compute/D2H) and 7.x (in/out, endToEnd).
 TIMING_KEYS = {"latencyMs", "computeMs", "startEnqMs", "endToEndMs", "startComputeMs"}
+_KEYS = re.compile(r'"(?:latencyMs|startEnqMs|endToEndMs|computeMs)"\s*:')
+
+
+def match(head: Head) -> bool:
+    """``--exportTimes`` JSON (8.x+ or 7.x keys)."""
+    return looks_like_json(head.text) and _KEYS.search(head.text) is not None
 
 
 def read_timings(path: str | os.PathLike) -> Timings:

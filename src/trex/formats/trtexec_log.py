@@ -11,16 +11,17 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from .logtext import split_log_line
 from .records import DeviceInfo, Metadata, ProfileRecord, ProfileRun
+from .text import read_text, unix_newlines
+from .units import NUMBER as _NUM
+from .units import NUMBER_UNIT, TO_GHZ, TO_MS, TO_S, number_unit, to_bytes
 
 __all__ = ["TrtexecLog", "looks_like_trtexec_log", "parse_trtexec_log", "read_trtexec_log"]
 
-# "[05/26/2022-18:09:28] [I] " or "[I] " (timestamp optional), then an optional " [TRT]".
-_PREFIX = re.compile(r"(?:\[\d[\d/:.\- T]*\]\s*)?\[(?P<sev>[IWEVF])\](?P<trt> \[TRT\])?(?: |$)")
 _SNIFF = re.compile(
     r"^(?:&&&& [A-Z]+ TensorRT\.trtexec|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\] \[[IWEVF]\]|\[I\] )",
     re.MULTILINE,
@@ -32,8 +33,6 @@ _VERSION_LINE = re.compile(r"TensorRT version:\s*v?(?P<version>\d{1,4}(?:\.\d{1,
 _HEADER = re.compile(r"===+ (?P<title>[^=].*?) ===+$")
 _PROFILE_TITLE = re.compile(r"Profile\s*\((?P<count>\d{1,15})\s+iterations?\s*\)", re.IGNORECASE)
 _KV_NO_SPACE = re.compile(r"(?P<key>[^:\s][^:]{0,79}):(?!//)(?P<value>\S.*)$")
-_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf(?:inity)?)\b"
-_NUMBER_UNIT = re.compile(rf"(?<![A-Za-z_])(?P<num>{_NUM})\s*(?P<unit>[A-Za-zµ]+)?")
 _PERCENTILE = re.compile(r"percentile\s*\(\s*(?P<p>[\d.]+)\s*%\s*\)", re.IGNORECASE)
 _ECC = re.compile(r"ECC\s+(?P<state>enabled|disabled)", re.IGNORECASE)
 
@@ -44,16 +43,6 @@ _CLOCKS = {
     "Compute Clock Rate", "Memory Clock Rate",
     "Application Compute Clock Rate", "Application Memory Clock Rate",
 }
-_TO_MS = {"ms": 1.0, "s": 1e3, "sec": 1e3, "us": 1e-3, "µs": 1e-3, "ns": 1e-6}
-_TO_S = {"s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
-_TO_GHZ = {"ghz": 1.0, "mhz": 1e-3, "khz": 1e-6, "hz": 1e-9}
-_TO_BYTES = {
-    "b": 1, "byte": 1, "bytes": 1,
-    "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
-    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
-}
-
-
 @dataclass
 class TrtexecLog:
     """Everything read from one trtexec log; ``warnings`` lists this reader's findings."""
@@ -80,8 +69,8 @@ def parse_trtexec_log(text: str, source: str = "") -> TrtexecLog:
     if not isinstance(text, str):
         raise InputError(source or None, f"expected log text, got {type(text).__name__}")
     parser = _Parser(str(source))
-    for line in text.split("\n"):
-        parser.feed(line[:-1] if line.endswith("\r") else line)
+    for line in unix_newlines(text).split("\n"):
+        parser.feed(line)
     return parser.finish()
 
 
@@ -91,34 +80,14 @@ def read_trtexec_log(path: str | os.PathLike) -> TrtexecLog:
         source = os.fspath(path)
     except TypeError:
         raise InputError(None, f"expected a file path, got {type(path).__name__}") from None
-    try:
-        data = Path(source).read_bytes()
-    except FileNotFoundError:
-        raise InputError(source, "file not found") from None
-    except IsADirectoryError:
-        raise InputError(source, "is a folder, expected a trtexec log file") from None
-    except OSError as exc:
-        raise InputError(source, f"cannot read file ({exc.strerror or exc})") from None
-    text = _decode(data, source)
+    warnings: list[str] = []
+    text = read_text(source, warnings)
     if not looks_like_trtexec_log(text):
         raise InputError(source, "not a trtexec log (no '&&&& RUNNING TensorRT.trtexec' banner "
                                  "and no '[I]' log lines)")
-    return parse_trtexec_log(text, source)
-
-
-def _decode(data: bytes, source: str) -> str:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # PowerShell redirections write UTF-16
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            raise InputError(source, "undecodable UTF-16 text") from None
-    if b"\x00" in data[:4096]:
-        raise InputError(source, "binary file (an engine or archive?), expected a trtexec log")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        problem = f"not UTF-8 text (undecodable byte at offset {exc.start})"
-        raise InputError(source, problem) from None
+    log = parse_trtexec_log(text, source)
+    log.warnings[:0] = warnings
+    return log
 
 
 class _Table:
@@ -221,17 +190,17 @@ class _Parser:
         if line.startswith("&&&&"):
             self._banner(line)
             return
-        match = _PREFIX.match(line)
-        if match is None:  # unprefixed text (layer lists, tool output): neither entry nor end
+        parsed = split_log_line(line)
+        if parsed is None:  # unprefixed text (layer lists, tool output): neither entry nor end
             return
-        severity = match["sev"]
+        severity, from_tensorrt, content = parsed
         if severity != "I":
             if severity in "WEF":
-                self.log_warnings.append(line[match.start("sev") - 1:])
+                tag = " [TRT]" if from_tensorrt else ""
+                self.log_warnings.append(f"[{severity}]{tag} {content}")
             return
-        if match["trt"]:
+        if from_tensorrt:
             return
-        content = line[match.end():]
         if self.table is not None:
             if self._table_line(content):
                 return
@@ -362,13 +331,6 @@ def _same_version(a: str, b: str) -> bool:
     return a.split(".")[:3] == b.split(".")[:3]
 
 
-def _number_unit(text: str) -> tuple[float, str] | None:
-    match = _NUMBER_UNIT.search(text)
-    if match is None:
-        return None
-    return float(match["num"]), (match["unit"] or "").lower()
-
-
 def _stats(value: str) -> tuple[list[float], dict[str, float]] | None:
     """``min = 1 ms, ..., percentile(99%) = 3 ms`` -> ([min, max, mean, median, p...], named)."""
     if "=" not in value:
@@ -378,9 +340,9 @@ def _stats(value: str) -> tuple[list[float], dict[str, float]] | None:
     for part in value.split(","):  # split first: a single regex over the line can go quadratic
         name, _, number = part.partition("=")
         name = name.strip()
-        match = _NUMBER_UNIT.fullmatch(number.strip())
+        match = NUMBER_UNIT.fullmatch(number.strip())
         unit = (match["unit"] or "ms").lower() if match else ""
-        if not name or unit not in _TO_MS:
+        if not name or unit not in TO_MS:
             continue
         pct = _PERCENTILE.fullmatch(name)
         if pct:
@@ -388,7 +350,7 @@ def _stats(value: str) -> tuple[list[float], dict[str, float]] | None:
             percentiles.append(name)
         else:
             name = name.lower()
-        named[name] = float(match["num"]) * _TO_MS[unit]
+        named[name] = float(match["num"]) * TO_MS[unit]
     ordered = [named[k] for k in ("min", "max", "mean", "median") if k in named]
     ordered += [named[k] for k in dict.fromkeys(percentiles)]
     return (ordered, named) if ordered else None
@@ -401,12 +363,12 @@ def _convert_performance(summary: dict[str, Any], warnings: list[str]) -> None:
         if not isinstance(value, str):
             continue
         if key in _FLOAT_VALUES or key in _SECONDS_VALUES:
-            parsed = _number_unit(value)
+            parsed = number_unit(value)
             if parsed is None:
                 warnings.append(f"performance summary: cannot read {key}: {value!r}")
                 continue
             number, unit = parsed
-            summary[key] = number * _TO_S.get(unit, 1.0) if key in _SECONDS_VALUES else number
+            summary[key] = number * TO_S.get(unit, 1.0) if key in _SECONDS_VALUES else number
             continue
         stats = _stats(value)
         if stats is not None:
@@ -422,12 +384,12 @@ def _convert_device(info: dict[str, Any], warnings: list[str]) -> DeviceInfo:
         value = info.get(key)
         if not isinstance(value, str):
             continue
-        parsed = _number_unit(value)
+        parsed = number_unit(value)
         if parsed is None:
             warnings.append(f"device information: cannot read {key}: {value!r}")
             continue
         number, unit = parsed
-        info[key] = number * _TO_GHZ.get(unit, 1.0) if key in _CLOCKS else number
+        info[key] = number * TO_GHZ.get(unit, 1.0) if key in _CLOCKS else number
 
     def num(*keys: str) -> float | None:
         for key in keys:
@@ -448,19 +410,8 @@ def _convert_device(info: dict[str, Any], warnings: list[str]) -> DeviceInfo:
         sms=integer("SMs"),
         compute_clock_ghz=num("Compute Clock Rate", "Application Compute Clock Rate"),
         memory_clock_ghz=num("Memory Clock Rate", "Application Memory Clock Rate"),
-        global_memory_bytes=_bytes(raw.get("Device Global Memory")),
-        shared_memory_per_sm_bytes=_bytes(raw.get("Shared Memory per SM")),
+        global_memory_bytes=to_bytes(raw.get("Device Global Memory")),
+        shared_memory_per_sm_bytes=to_bytes(raw.get("Shared Memory per SM")),
         memory_bus_width_bits=integer("Memory Bus Width"),
         ecc_enabled=None if ecc is None else ecc["state"].lower() == "enabled",
     )
-
-
-def _bytes(value: Any) -> int | None:
-    """``4095 MiB`` -> 4293918720; None when there is no number with a known unit."""
-    if not isinstance(value, str):
-        return None
-    parsed = _number_unit(value)
-    scale = _TO_BYTES.get(parsed[1] or "b") if parsed else None
-    if parsed is None or scale is None or not math.isfinite(parsed[0] * scale):
-        return None
-    return int(round(parsed[0] * scale))

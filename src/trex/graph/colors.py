@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 
 NVDA_GREEN = "#76b900"
 UNKNOWN_KEY_COLOR = "gray"
@@ -78,6 +79,25 @@ stream_palette = ("#a11350", "#4064ec", "#e46d00", "#8f1a8e", "#008619", "#ef393
 latency_palette = ("#ffffcc", "#ffeda0", "#fed976", "#feb24c", "#fd8d3c", "#fc4e2a", "#e31a1c",
                    "#bd0026", "#800026")
 NO_LATENCY_COLOR = "#E5E7E9"
+
+
+# Colours for keys no table names (an unusual layer type), handed out in sorted order.
+extra_palette = ("#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#aec7e8", "#ffbb78",
+                 "#98df8a", "#ff9896", "#c5b0d5")
+
+
+def colors_for(keys: Iterable[str], colormap: dict[str | None, str] | dict[str, str]
+               ) -> dict[str, str]:
+    """A colour per key: the table's colour when it has one, else one of ``extra_palette``."""
+    out: dict[str, str] = {}
+    extra = 0
+    for key in sorted(set(keys)):
+        if key in colormap:
+            out[key] = colormap[key]
+        else:
+            out[key] = extra_palette[extra % len(extra_palette)]
+            extra += 1
+    return out
 
 
 def stream_color(stream_id: int) -> str | None:

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import TrexError
-from ..layer import Activation, Layer
+from ..model.graph import SYNC_TYPES
+from ..model.layer import Layer
+from ..model.tensors import Activation
 from .colors import UNKNOWN_KEY_COLOR, precision_colormap, stream_color
 from .escape import HtmlLabel, RecordLabel, clean, dot_quote, esc_string, record_text
 from .formatters import (
@@ -33,7 +35,6 @@ from .formatters import (
 )
 from .regions import PlanGraph
 
-SYNC_TYPES = ("signal", "wait")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 GRAPHVIZ_HINT = ("Graphviz's `dot` program was not found on PATH; install it (Debian/Ubuntu: "
                  "`apt-get install graphviz`, macOS: `brew install graphviz`, conda: "
@@ -228,9 +229,8 @@ class DotGraph:
                                  stack_layer_names=self.stack_layer_names,
                                  prefer_matadata=self.display_metadata)
             attrs = dict(self.layer_node_formatter(layer))
-            stream = layer.raw_dict.get("StreamId")
-            if isinstance(stream, int) and stream > 0:
-                attrs["color"] = stream_color(stream) or attrs.get("color", "lightgray")
+            if layer.stream > 0:
+                attrs["color"] = stream_color(layer.stream) or attrs.get("color", "lightgray")
                 attrs["penwidth"] = "3"
             kind = "sync" if layer.type in SYNC_TYPES else (
                 "constant" if layer.type == "Constant" else "layer")
@@ -284,7 +284,7 @@ class DotGraph:
         pending_waits: dict[Any, Layer] = {}
         signals: list[tuple[Any, Layer]] = []
         for layer in layers:
-            stream = layer.raw_dict.get("StreamId", 0)
+            stream = layer.stream
             if layer.type == "signal":
                 if stream in last_on:
                     self._dependency(last_on[stream], layer)

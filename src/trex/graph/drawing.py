@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..layer import Layer
+from ..model.layer import Layer
 from .dot import DotGraph, GraphvizError, dot_executable, render_source
 from .formatters import layer_latency_formatter, layer_precision_formatter, layer_type_formatter
 

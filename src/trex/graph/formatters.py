@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..layer import Activation, Layer
+from ..model.layer import Layer
+from ..model.tensors import Activation
 from .colors import (
     UNKNOWN_KEY_COLOR,
     latency_color,
@@ -49,12 +50,7 @@ def tensor_tooltip(tensor: Activation) -> str:
 
 def metadata_text(layer: Layer) -> str | None:
     """The layer's ONNX metadata as one string (names joined by `` + ``), or None."""
-    meta = getattr(layer, "metadata", None)
-    if not meta:
-        return None
-    if isinstance(meta, (list, tuple)):
-        return " + ".join(str(m) for m in meta if m) or None
-    return str(meta)
+    return " + ".join(n for n in layer.onnx_nodes if n) or None
 
 
 def name_or_metadata(layer: Layer, prefer_metadata: bool = True) -> str:
@@ -176,9 +172,8 @@ def layer_rows(layer: Layer, latency: float | None, display_layer_names: bool = 
                        if act == "GENERIC" and raw.get("ParameterSubType") == "PointWiseExpression"
                        else [])
                 rows.extend(ops or [(str(act), "lightblue")])
-    stream = raw.get("StreamId")
-    if isinstance(stream, int) and stream > 0:
-        rows.append((f"stream {stream}", None))
+    if layer.stream > 0:
+        rows.append((f"stream {layer.stream}", None))
     return rows
 
 

@@ -13,7 +13,8 @@ import os
 import re
 from typing import Any
 
-from ..layer import Activation, Layer
+from ..model.layer import Layer
+from ..model.tensors import Activation
 from .escape import clean
 from .formatters import plan_latencies
 from .regions import binding_checker, regions_factory

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..layer import Activation, Layer
-from ..profiles import strip_profile
+from ..model.layer import Layer
+from ..model.profiles import strip_profile
+from ..model.tensors import Activation
 
 
 class PortDesc(NamedTuple):

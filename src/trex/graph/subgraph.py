@@ -10,24 +10,23 @@ from __future__ import annotations
 import difflib
 import re
 from collections import deque
-from typing import Any
 
 from ..errors import TrexError
-from ..layer import Layer
+from ..model.graph import LayerGraph
+from ..model.layer import Layer
+from ..model.protocol import PlanLike
 from .formatters import metadata_text
 from .regions import binding_checker
-
-SYNC_TYPES = ("signal", "wait")
 
 
 class GraphQueryError(TrexError, LookupError):
     """A beam centre or query that does not name anything in the plan."""
 
 
-class SubPlan:
-    """A selection of a plan's layers that draws like a plan (duck-types EnginePlan's graph API)."""
+class SubPlan(LayerGraph):
+    """A selection of a plan's layers that draws like a plan (the same graph structure)."""
 
-    def __init__(self, plan: Any, names: set[str], highlighted: set[str], title: str):
+    def __init__(self, plan: PlanLike, names: set[str], highlighted: set[str], title: str):
         self.parent = plan
         self.name = title
         self.detailed = getattr(plan, "detailed", True)
@@ -37,23 +36,10 @@ class SubPlan:
         for layer in plan.all_layers:  # the Constants feeding the selection come with it
             if layer.name in names:
                 selected.update(constant_of[t.name] for t in layer.inputs if t.name in constant_of)
-        self.all_layers: list[Layer] = [layer for layer in plan.all_layers if layer.name in selected]
-        self.constants = [layer for layer in self.all_layers if layer.type == "Constant"]
-        self.sync_layers = [layer for layer in self.all_layers if layer.type in SYNC_TYPES]
-        self.layers = [layer for layer in self.all_layers
-                       if layer.type != "Constant" and layer.type not in SYNC_TYPES]
-        self.bindings = _boundary(plan, self.all_layers, set(constant_of))
+        chosen = [layer for layer in plan.all_layers if layer.name in selected]
+        self._set_layers(chosen, _boundary(plan, chosen, set(constant_of)))
         df = plan.df
         self.df = df[df["Name"].isin({layer.name for layer in self.layers})] if len(df) else df
-
-    def get_bindings(self) -> tuple[list[Any], list[Any]]:
-        """(inputs, outputs) of the selection as Activations."""
-        names = set(self.bindings)
-        produced = {t.name for layer in self.layers for t in layer.outputs}
-        inputs = {t.name: t for layer in self.layers for t in layer.inputs
-                  if t.name in names and t.name not in produced}
-        outputs = {t.name: t for layer in self.layers for t in layer.outputs if t.name in names}
-        return list(inputs.values()), list(outputs.values())
 
     def __len__(self) -> int:
         return len(self.layers)
@@ -62,7 +48,7 @@ class SubPlan:
         return f"SubPlan({self.name!r}, layers={len(self.layers)})"
 
 
-def _boundary(plan: Any, layers: list[Layer], constants: set[str]) -> list[str]:
+def _boundary(plan: PlanLike, layers: list[Layer], constants: set[str]) -> list[str]:
     """The plan's bindings inside the selection plus every tensor the selection cuts."""
     inside = {layer.name for layer in layers}
     produced_inside = {t.name for layer in layers for t in layer.outputs}
@@ -82,7 +68,7 @@ def _boundary(plan: Any, layers: list[Layer], constants: set[str]) -> list[str]:
     return list(result)
 
 
-def _adjacency(plan: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+def _adjacency(plan: PlanLike) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """Successors and predecessors of each layer through tensors (execution order if none)."""
     layers = plan.all_layers
     succ: dict[str, list[str]] = {layer.name: [] for layer in layers}
@@ -120,7 +106,7 @@ def _reach(start: str, adj: dict[str, list[str]], radius: int) -> set[str]:
     return seen
 
 
-def resolve_layer(plan: Any, layer: str | int | Layer) -> str:
+def resolve_layer(plan: PlanLike, layer: str | int | Layer) -> str:
     """A layer name from a name, a unique name fragment, a ``plan.df`` index or a Layer."""
     if isinstance(layer, Layer):
         return layer.name
@@ -135,7 +121,7 @@ def resolve_layer(plan: Any, layer: str | int | Layer) -> str:
     # One of the fused parts of a name ("a + b"), or one of its ONNX metadata names.
     parts = [x.name for x in plan.all_layers
              if layer in (p.strip() for p in x.name.split("+"))
-             or layer in (x.metadata if isinstance(x.metadata, (list, tuple)) else ())]
+             or layer in x.onnx_nodes]
     if len(parts) == 1:
         return parts[0]
     partial = parts or [n for n in names if layer in n]
@@ -150,7 +136,7 @@ def resolve_layer(plan: Any, layer: str | int | Layer) -> str:
     raise GraphQueryError(f"no layer named {layer!r}{hint}")
 
 
-def beam(plan: Any, layer: str | int | Layer, radius: int = 1) -> SubPlan:
+def beam(plan: PlanLike, layer: str | int | Layer, radius: int = 1) -> SubPlan:
     """The layers within ``radius`` hops downstream or upstream of ``layer``, centre highlighted."""
     if radius < 0:
         raise GraphQueryError(f"beam radius must be >= 0, not {radius}")
@@ -172,7 +158,7 @@ def layer_search_text(layer: Layer) -> list[str]:
     return fields
 
 
-def query(plan: Any, pattern: str | re.Pattern, radius: int = 1) -> SubPlan:
+def query(plan: PlanLike, pattern: str | re.Pattern, radius: int = 1) -> SubPlan:
     """Layers whose name, metadata or attributes match ``pattern`` (``re.search``), highlighted,
     plus their neighbours within ``radius`` hops (TREx's ``--query`` uses 1)."""
     try:

@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 
 # Trace keys whose strings come from the data and are shown (or used as categories) by plotly.
 _DATA_KEYS = ("x", "y", "z", "labels", "ids", "parents", "text", "hovertext", "customdata", "name",

@@ -14,7 +14,7 @@ from ..graph.colors import UNKNOWN_KEY_COLOR, latency_color, precision_colormap,
 from ..graph.drawing import gc_paused
 from ..graph.formatters import layer_type_color, plan_latencies
 from ..graph.svg import MAX_ROW_CHARS, node_size, svg_color
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 
 KINDS = ("layer", "region", "constant", "sync")
 

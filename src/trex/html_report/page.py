@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..jsonable import json_value as clean
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 from .payload import report_payload
 
 _MARKER = re.compile(r"%%([A-Z_]+)%%")

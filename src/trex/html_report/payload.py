@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ..jsonable import json_value as clean
-from ..plan import EnginePlan
+from ..model.facts import engine_facts
+from ..model.plan import EnginePlan
 
 SCHEMA_VERSION = 1
 MAX_TEXT = 2000  # longest attribute text kept in layer details (longer ones are cut)
@@ -56,14 +57,6 @@ def frame(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict[str, A
 
 
 # ------------------------------------------------------------------ one engine
-def _stream_ids(plan: EnginePlan) -> list[int]:
-    out = []
-    for layer in plan.layers:
-        stream = layer.raw_dict.get("StreamId", 0)
-        out.append(stream if isinstance(stream, int) and not isinstance(stream, bool) else 0)
-    return out
-
-
 def layer_columns(plan: EnginePlan) -> dict[str, list[Any]]:
     """The per-layer columns of the table, the charts and the search (one entry per ``plan.df`` row)."""
     from ..onnx_map import layer_nodes
@@ -84,7 +77,7 @@ def layer_columns(plan: EnginePlan) -> dict[str, list[Any]]:
         "weights": df["weights_size"].astype("int64").tolist(),
         "io": df["total_io_size_bytes"].astype("int64").tolist(),
         "footprint": df["total_footprint_bytes"].astype("int64").tolist(),
-        "stream": _stream_ids(plan),
+        "stream": [layer.stream for layer in plan.layers],
         "onnx": [[str(n) for n in row] for row in nodes["onnx_nodes"].tolist()],
         "onnx_source": strings(nodes["source"].tolist()),
         "onnx_ops": [[str(n) for n in row] for row in nodes["onnx_ops"].tolist()],
@@ -116,20 +109,16 @@ def layer_details(plan: EnginePlan) -> list[list[Any]]:
 
 
 def headline(plan: EnginePlan) -> dict[str, Any]:
-    """The header's facts: model summary and engine facts (:mod:`trex.summary`, :mod:`trex.compare`)."""
-    from ..compare.views import engine_facts
+    """The header's facts: :func:`trex.summary.model_summary` (built on the engine's facts)."""
     from ..summary import model_summary
 
     summary = model_summary(plan)
-    facts = engine_facts(plan)
     keep = ("layers", "detailed", "profiles", "profile_id", "average_time_ms", "weights_bytes",
             "activations_bytes", "activation_footprint_bytes", "streams", "profile_iterations",
-            "inputs", "outputs")
+            "inputs", "outputs", "io_tensors", "gpu_compute_median_ms", "latency_median_ms",
+            "throughput_qps", "batch_size", "precision_mix", "tensorrt_version", "trex_summary")
     out = {key: summary[key] for key in keep}
-    out.update({key: facts[key] for key in ("gpu_compute_median_ms", "latency_median_ms",
-                                            "throughput_qps", "batch_size", "precision_mix",
-                                            "onnx_metadata")})
-    out["trex_summary"] = summary["trex_summary"]
+    out["onnx_metadata"] = engine_facts(plan).onnx_metadata
     return clean(out)
 
 

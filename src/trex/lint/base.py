@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..layer import Layer
-from ..plan import EnginePlan
+from ..model.layer import Layer
+from ..model.plan import EnginePlan
 
 SEVERITIES = ("info", "warning", "error")
 ENGINE = "(engine)"  # the layer of findings about the whole engine

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..layer import Layer
+from ..model.layer import Layer
 from .base import TREX_TC_RE, Finding, Linter, findings_frame
 
 _TC_HELP = "TensorCores accelerate large Convolution and GEMM operations."

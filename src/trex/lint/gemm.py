@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..compute.model import GEMM_TYPES, gemm_cost, layer_cost
-from ..layer import Layer
+from ..model.layer import Layer
 from ..onnx_map import nodes_from_name, onnx_op_type
 from .base import Finding, Linter, rank
 
@@ -25,8 +25,7 @@ def is_gemm_layer(layer: Layer) -> bool:
         return False
     if "Gemm" in (layer.subtype or ""):
         return True
-    nodes = layer.metadata if isinstance(layer.metadata, list) and layer.metadata else \
-        nodes_from_name(layer.name)
+    nodes = layer.onnx_nodes or nodes_from_name(layer.name)
     return any(onnx_op_type(n) in _GEMM_OPS for n in nodes)
 
 

@@ -92,9 +92,9 @@ class MyelinLinter(Linter):
             evidence = {"kernels": len(kernels), "reformats_in": len(region["in"]),
                         "reformats_out": len(region["out"])}
             if region["layer"] is not None:
-                metadata = layers[region["layer"]].metadata
-                if isinstance(metadata, list) and metadata:
-                    evidence["onnx_nodes"] = len(metadata)
+                nodes = layers[region["layer"]].onnx_nodes
+                if nodes:
+                    evidence["onnx_nodes"] = len(nodes)
             costly = False
             if self.timed:
                 kernel_ms, around_ms = ms(kernels), ms(around)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..layer import Layer
+from ..model.layer import Layer
+from ..model.profiles import strip_profile
 from ..onnx_map import nodes_from_name, onnx_op_type
-from ..profiles import strip_profile
 from .base import Finding, Linter
 
 _QDQ_OPS = {"QuantizeLinear", "DequantizeLinear"}
@@ -37,7 +37,7 @@ class QDQLinter(Linter):
     description = "Unfused Quantize/Dequantize layers"
 
     def _qdq_ops(self, layer: Layer) -> list[str]:
-        nodes = layer.metadata if isinstance(layer.metadata, list) and layer.metadata else []
+        nodes = list(layer.onnx_nodes)
         if not nodes and _QDQ_NAME_RE.search(layer.name):
             nodes = nodes_from_name(layer.name)
         return [onnx_op_type(n) for n in nodes]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..layer import Layer
+from ..model.layer import Layer
 from .base import ENGINE, Finding, Linter, by_share, consumers, producers, r
 
 _CONVERSION_HELP = ("Conversions between float32 and float16 are a red flag, as are conversions "

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 from .base import Finding, Linter, findings_frame, severity_at_least
 from .conv import ConvLinter
 from .gemm import GemmAlignmentLinter, TensorCoreGemmLinter

@@ -192,7 +192,7 @@ def _write_json(output: str | os.PathLike, data: dict[str, Any]) -> Path:
 
 def _draw(paths: ProcessPaths) -> Path:
     from .. import graph
-    from ..plan import EnginePlan
+    from ..model.plan import EnginePlan
 
     if not paths.graph.is_file():
         raise InputError(paths.graph, "no layer information to draw: build (-b) or profile (-p) "

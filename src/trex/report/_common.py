@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..graph import colors
 from ..graph.colors import NVDA_GREEN, UNKNOWN_KEY_COLOR  # noqa: F401 - NVDA_GREEN re-exported
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

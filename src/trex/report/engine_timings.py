@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..formats.timings import read_timings
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 from ..timings import PERCENTILES, timing_records, trtexec_percentile
 from ._common import plotly, trex_base_layout
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
 
 # TREx's presets: node colours, regions drawn, layer details expanded, layer names shown.
 GRAPH_CHOICES: dict[str, dict[str, Any]] = {

@@ -1,20 +1,21 @@
 """Layer subsets with TREx's ``attr.*`` columns: convolutions (implicit GEMM), reformats, pointwise.
 
 Each accepts a plan or ``plan.df`` rows (e.g. ``plan.get_layers_by_type('Convolution')``, as TREx's
-report card passes them), and returns a new DataFrame.
+report card passes them), and returns a new DataFrame. :func:`filter_by_layer` is TREx's
+``get_layers_by_type``: one type's rows with its attributes renamed ``attr.*``.
 """
 
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
 
 from ..compute import annotate_convolutions
-from ..layer import Layer
-from ..plan import EnginePlan
+from ..compute.roofline import add_convolution_work
+from ..model.layer import Layer
+from ..model.plan import EnginePlan
 from ._common import Source
 
 # plan.df columns computed from a layer, not read from its raw attributes.
@@ -39,6 +40,69 @@ def raw_from_row(row: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
+# TREx's renaming of each layer type's attribute columns (None: the column is dropped).
+LAYER_ATTRIBUTES: dict[str, dict[str, str | None]] = {
+    "Convolution": {
+        "subtype": "subtype", "Groups": "attr.groups", "OutMaps": "attr.out_maps",
+        "Stride": "attr.stride", "Kernel": "attr.kernel", "HasBias": "attr.has_bias",
+        "Activation": "attr.activation", "HasReLU": "attr.has_relu", "Dilation": "attr.dilation",
+        "Weights.Type": "Weights.Type", "Weights.Count": "Weights.Count",
+        "Operations": "attr.operations", "NbOperations": "attr.n_operations",
+    },
+    "PointWiseV2": {"Operations": "attr.operations", "NbOperations": "attr.n_operations",
+                    "NbInputArgs": "attr.n_input_args"},
+    "PointWise": {"Instructions": "attr.operations", "NbInstructions": "attr.n_operations",
+                  "NbInputs": "attr.n_input_args"},
+    "Reformat": {"Origin": "attr.origin"},
+    "Pooling": {"PoolingType": "attr.pooling_type", "WindowSize": "attr.window_size",
+                "PaddingMode": "attr.padding_mode", "Stride": "attr.stride"},
+    "Scale": {"Mode": "attr.mode", "Shift": "attr.shift", "Scale": "attr.scale",
+              "Power": "attr.power", "Activation": "attr.activation", "ChannelAxis": "attr.ch_axis"},
+    "Shuffle": {"FirstTranspose": "attr.first_transpose", "SecondTranspose": "attr.second_transpose",
+                "Reshape": "attr.reshape"},
+    "Resize": {"ResizeMode": "attr.mode", "ResizeScales": "attr.scales", "NNRounding": "attr.scale"},
+    "Slice": {"Start": "attr.start", "Stride": "attr.stride", "Size": "attr.size", "Mode": "attr.mode"},
+}
+_KEPT_COLUMNS = ("Name", "type", "precision", "tactic", "latency.pct_time", "latency.avg_time",
+                 "total_io_size_bytes", "total_footprint_bytes", "Inputs", "Outputs", "subtype")
+
+
+def filter_by_layer(df: pd.DataFrame, layer_type: str, plan: EnginePlan | None = None
+                    ) -> pd.DataFrame:
+    """TREx's table of one layer type: the common columns plus that type's attributes renamed
+    ``attr.*``; convolutions also get TREx's ``attr.macs``, ``attr.M/N/K`` and efficiency columns.
+
+    ``plan`` (the plan ``df`` belongs to) lets convolutions reuse its layers; without it they are
+    rebuilt from the rows' tensors and attributes.
+    """
+    rows = df[df["type"] == layer_type] if len(df) else df
+    if rows.empty:
+        return rows.copy()
+    kinds = ("PointWise", "PointWiseV2") if layer_type == "PointWise" else (layer_type,)
+    wanted = set(_KEPT_COLUMNS)
+    for kind in kinds:
+        wanted |= set(LAYER_ATTRIBUTES.get(kind, {}))
+    out = rows[[c for c in df.columns if c in wanted]].copy()
+    if layer_type == "PointWise" and "subtype" in out.columns:  # V1 and V2 name the same things
+        parts = [out[out["subtype"] == kind].rename(columns=LAYER_ATTRIBUTES[kind]) for kind in kinds]
+        rest = out[~out["subtype"].isin(kinds)]
+        return pd.concat([p for p in (*parts, rest) if len(p)])
+    out = out.rename(columns={k: v for k, v in LAYER_ATTRIBUTES.get(layer_type, {}).items() if v})
+    if layer_type == "Convolution":
+        if "attr.kernel" in out.columns:
+            out["attr.kernel"] = [tuple(v) if isinstance(v, list) else v for v in out["attr.kernel"]]
+        add_convolution_work(out, _layers_of(rows, plan))
+    return out
+
+
+def _layers_of(rows: pd.DataFrame, plan: EnginePlan | None) -> list[Layer]:
+    """The Layer of each row: the plan's own, or rebuilt from the row's tensors and attributes."""
+    if plan is not None and len(plan.layers) == len(plan.df):
+        position = {index: i for i, index in enumerate(plan.df.index)}
+        return [plan.layers[position[index]] for index in rows.index]
+    return [Layer(raw_from_row(row)) for row in rows.to_dict("records")]
+
+
 # The attribute columns the convolution views use: present even when no layer has them.
 CONV_ATTRIBUTES = ("attr.groups", "attr.kernel", "attr.out_maps", "attr.stride", "attr.dilation")
 
@@ -52,8 +116,11 @@ def conv_layers(source: Source) -> pd.DataFrame:
         if "attr.macs" in df.columns:
             out = df.copy()
         else:
-            layers = [Layer(raw_from_row(row)) for row in df.to_dict("records")]
-            out = annotate_convolutions(SimpleNamespace(df=df, layers=layers))  # type: ignore[arg-type]
+            out = df.copy()
+            for src, dst in LAYER_ATTRIBUTES["Convolution"].items():
+                if src in out.columns and dst and dst != src:
+                    out[dst] = [tuple(v) if isinstance(v, list) else v for v in out[src]]
+            add_convolution_work(out, [Layer(raw_from_row(row)) for row in df.to_dict("records")])
     for col in CONV_ATTRIBUTES:
         if col not in out.columns:
             out[col] = pd.Series([None] * len(out), index=out.index, dtype=object)

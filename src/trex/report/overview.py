@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..misc import group_count, group_sum_attr, hashable
 from ._common import Builder, Source, build_all, frame, label, layer_colormap, plotly, precision_colormap
+from .frames import group_count, group_sum_attr, hashable
 from .plotting import plotly_bar2, plotly_hist, plotly_pie2
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-    from ..plan import EnginePlan
+    from ..model.plan import EnginePlan
 
 
 def latency_by_type(df: pd.DataFrame) -> pd.DataFrame:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..misc import stack_dataframes
 from ._common import (
     GRID_COLOR,
     NVDA_GREEN,
@@ -24,6 +23,7 @@ from ._common import (
     plotly,
     trex_base_layout,
 )
+from .frames import stack_dataframes
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

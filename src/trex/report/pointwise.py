@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..misc import group_count, group_sum_attr
 from ._common import Source
+from .frames import group_count, group_sum_attr
 from .layers import pointwise_layers
 from .plotting import plotly_pie2
 

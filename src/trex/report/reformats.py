@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ..misc import group_count, group_sum_attr
 from ._common import Builder, Source, build_all
+from .frames import group_count, group_sum_attr
 from .layers import reformat_layers
 from .plotting import plotly_bar2
 

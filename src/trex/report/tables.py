@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..misc import clean_for_display
-from ..plan import EnginePlan
+from ..model.plan import EnginePlan
+from .frames import clean_for_display
 
 ALL = "All"
 

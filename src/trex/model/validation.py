@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+from .graph import LayerGraph
 from .layer import Layer
+from .tensors import Activation
 
 SAMPLES = 3
 
@@ -16,24 +18,72 @@ def sample(names: list[str]) -> str:
     return shown + (", ..." if len(names) > SAMPLES else "")
 
 
-def check_graph(layers: list[Layer]) -> list[str]:
-    """Tensors produced by two layers, and cycles in the layer graph."""
+def check_graph(graph: LayerGraph, known_shapes: dict[str, tuple[int, ...]] | None = None
+                ) -> list[str]:
+    """Tensors written by several layers in conflict, and cycles in the layer graph.
+
+    Several writers of one tensor are normal when TensorRT concatenates in place: each writes a
+    disjoint slice of the output (:func:`disjoint_slices`); only other cases are reported.
+    ``known_shapes`` gives the full shape of tensors no layer reads (TensorRT 11's I/O tensors).
+    """
+    known_shapes = known_shapes or {}
     warnings: list[str] = []
+    layers = graph.layers
+    index_of = {id(layer): i for i, layer in enumerate(layers)}
     producers: dict[str, int] = {}
-    twice: list[str] = []
-    for index, layer in enumerate(layers):
-        for tensor in {t.name for t in layer.outputs}:
-            if tensor in producers and producers[tensor] != index:
-                twice.append(tensor)
-            producers[tensor] = index
-    if twice:
-        warnings.append(f"{len(twice)} tensors are produced by more than one layer: "
-                        f"{sample(twice)}")
+    conflicts: list[str] = []
+    for tensor, writers in graph.producers.items():
+        rows = [index_of[id(w)] for w in writers if id(w) in index_of]
+        if not rows:
+            continue
+        producers[tensor] = rows[-1]
+        readers = graph.consumers.get(tensor, [])
+        if len(rows) > 1 and not disjoint_slices(tensor, writers, readers, known_shapes.get(tensor)):
+            conflicts.append(tensor)
+    if conflicts:
+        warnings.append(f"{len(conflicts)} tensors are written by more than one layer, and not "
+                        f"as disjoint slices of an in-place concatenation: {sample(conflicts)}")
     cyclic = _layers_in_cycles(layers, producers)
     if cyclic:
         warnings.append(f"the layer graph has a cycle through {len(cyclic)} layers: "
                         f"{sample(cyclic)}")
     return warnings
+
+
+def disjoint_slices(tensor: str, writers: list[Layer], readers: list[Layer],
+                    full: tuple[int, ...] | None = None) -> bool:
+    """True when the writers of ``tensor`` each write one slice of it along a single axis.
+
+    Each writer's view of the tensor has the same rank and agrees with the others on every axis
+    but one; along that axis the slices add up to the full tensor as its readers (or ``full``)
+    see it. With no full shape known, slices of different sizes are accepted, identical views
+    are not (they may as well be two writers of the same memory).
+    """
+    views = [_shape_of(tensor, w.outputs) for w in writers]
+    shapes = [s for s in views if s is not None]
+    if len(shapes) != len(views) or len({len(s) for s in shapes}) != 1:
+        return False
+    if full is None:
+        full = next((s for r in readers if (s := _shape_of(tensor, r.inputs)) is not None), None)
+    rank = len(shapes[0])
+    for axis in range(rank):
+        rest = {s[:axis] + s[axis + 1:] for s in shapes}
+        if len(rest) != 1:
+            continue
+        if full is None:
+            if len({s[axis] for s in shapes}) > 1:
+                return True
+        elif len(full) == rank and full[:axis] + full[axis + 1:] in rest and \
+                sum(s[axis] for s in shapes) == full[axis]:
+            return True
+    return False
+
+
+def _shape_of(tensor: str, tensors: list[Activation]) -> tuple[int, ...] | None:
+    for t in tensors:
+        if t.name == tensor:
+            return tuple(t.shape)
+    return None
 
 
 def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[str]:

@@ -40,7 +40,7 @@ def layers_dataframe(
         "Name": [layer.name for layer in layers],
         "type": [layer.type for layer in layers],
         "subtype": [layer.subtype for layer in layers],
-        "tactic": [layer.raw_dict.get("TacticName") or "TensorRT" for layer in layers],
+        "tactic": [layer.tactic for layer in layers],
         "Inputs": [[t.raw for t in layer.inputs] for layer in layers],
         "Outputs": [[t.raw for t in layer.outputs] for layer in layers],
         "precision": [layer.precision for layer in layers],
@@ -53,8 +53,7 @@ def layers_dataframe(
         "latency.avg_time": [x[1] for x in lat],
         "latency.median_time": [x[2] for x in lat],
         "latency.pct_time": [x[3] for x in lat],
-        "Metadata": [list(layer.metadata) if isinstance(layer.metadata, list) else []
-                     for layer in layers],
+        "Metadata": [list(layer.onnx_nodes) for layer in layers],
     }
     if profile_ids is not None:
         columns["profile"] = list(profile_ids)

@@ -1,0 +1,135 @@
+"""The list of readers: which one a file belongs to is decided by its content, never its name.
+
+Each reader owns ``match(head)`` (does the first 64 KiB look like its format?) and ``read(path)``
+(the whole file as a plain record). :func:`detect_kind`, folder discovery, ``.tea`` archives and
+the plan loader all go through this one list, in this order; the first reader that matches wins.
+:class:`InputCache` makes every file be read at most once while one plan is loaded.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from . import layer_info, log, metadata, profile, timings
+from .text import Head, read_head
+
+ARCHIVE = "archive"
+ENGINE = "engine"
+LAYER_INFO = layer_info.KIND
+PROFILE = profile.KIND
+TIMINGS = timings.KIND
+PROFILE_METADATA = metadata.PROFILE_METADATA
+BUILD_METADATA = metadata.BUILD_METADATA
+DEVICE_METADATA = metadata.DEVICE_METADATA
+LOG = log.KIND
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One input format: its kind, what it is, how to recognise it and how to read it."""
+
+    kind: str
+    description: str
+    match: Callable[[Head], bool]
+    read: Callable[[str], Any]
+
+
+def _read_archive(path: str) -> Any:
+    from ..archive import open_archive
+
+    return open_archive(path)
+
+
+def _read_engine(path: str) -> Any:
+    raise InputError(path, "is a binary file (a serialized engine?): trex reads what trtexec "
+                           "exports for it (--exportLayerInfo, --exportProfile, logs)")
+
+
+READERS: tuple[Reader, ...] = (
+    Reader(ARCHIVE, "trex engine archive (.tea, a zip)", lambda h: h.data.startswith(b"PK\x03\x04"),
+           _read_archive),
+    Reader(ENGINE, "binary file (a serialized engine)", lambda h: h.binary, _read_engine),
+    Reader(PROFILE_METADATA, "profile metadata JSON (performance summary, device)",
+           metadata.match_profile_metadata, metadata.read_metadata),
+    Reader(BUILD_METADATA, "build metadata JSON (model and build options)",
+           metadata.match_build_metadata, metadata.read_metadata),
+    Reader(DEVICE_METADATA, "device attributes JSON", metadata.match_device_metadata,
+           metadata.read_metadata),
+    Reader(LAYER_INFO, "layer information JSON (--exportLayerInfo, IEngineInspector)",
+           layer_info.match, layer_info.read_layer_info),
+    Reader(PROFILE, "per-layer profile JSON (--exportProfile, Chrome trace)", profile.match,
+           profile.read_profile),
+    Reader(TIMINGS, "per-iteration timings JSON (--exportTimes)", timings.match,
+           timings.read_timings),
+    Reader(LOG, "TensorRT text log (trtexec, builder, --dumpLayerInfo, --dumpProfile)", log.match,
+           log.read),
+)
+_BY_KIND = {reader.kind: reader for reader in READERS}
+
+
+def reader_for(head: Head) -> Reader | None:
+    """The first reader whose ``match`` accepts this head, or None."""
+    for reader in READERS:
+        if reader.match(head):
+            return reader
+    return None
+
+
+def detect_kind(path: str | os.PathLike) -> str:
+    """The kind of input a file holds (a reader's kind, or ``"unknown"``), from its first 64 KiB."""
+    if not Path(path).is_file():
+        raise InputError(path, "file not found" if not Path(path).exists() else
+                         "is not a regular file")
+    reader = reader_for(read_head(path))
+    return reader.kind if reader else UNKNOWN
+
+
+def describe(kind: str) -> str:
+    """What a kind of input is, in words."""
+    reader = _BY_KIND.get(kind)
+    return reader.description if reader else "a file trex does not recognise"
+
+
+class InputCache:
+    """Kinds and records of files, each file recognised and read at most once."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, str] = {}
+        self._records: dict[str, Any] = {}
+
+    @staticmethod
+    def _key(path: str | os.PathLike) -> str:
+        return os.path.abspath(os.fspath(path))
+
+    def kind(self, path: str | os.PathLike) -> str:
+        """:func:`detect_kind`, remembered."""
+        key = self._key(path)
+        if key not in self._kinds:
+            self._kinds[key] = detect_kind(path)
+        return self._kinds[key]
+
+    def read(self, path: str | os.PathLike) -> Any:
+        """The record of the reader of this file's kind; InputError for unknown files."""
+        key = self._key(path)
+        if key not in self._records:
+            kind = self.kind(path)
+            reader = _BY_KIND.get(kind)
+            if reader is None:
+                raise InputError(path, "not a TensorRT export trex recognises (layer information, "
+                                       "profile, timings, metadata JSON or a trtexec log)"
+                                 + (": the file is empty" if _empty(path) else ""))
+            self._records[key] = reader.read(os.fspath(path))
+        return self._records[key]
+
+
+def _empty(path: str | os.PathLike) -> bool:
+    try:
+        return Path(path).stat().st_size == 0
+    except OSError:
+        return False

@@ -1,0 +1,89 @@
+"""The layer graph shared by a whole plan and by any selection of its layers.
+
+:class:`LayerGraph` holds layers in engine order and splits them as TREx does: ``layers`` (the rows
+of ``df``), ``constants`` and ``sync_layers`` (signal/wait, which only order auxiliary streams);
+``all_layers`` keeps every one for drawing. Bindings, producers and consumers of tensors and the
+stream count are answered here once for :class:`~trex.model.plan.EnginePlan` and for the
+subgraphs that ``beam``/``query`` select.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from .layer import Layer
+from .profiles import strip_profile
+from .tensors import Activation
+
+SYNC_TYPES = ("signal", "wait")
+
+
+class LayerGraph:
+    """Layers in engine order and the tensors that connect them."""
+
+    name: str = ""
+    detailed: bool = True
+
+    def _set_layers(self, all_layers: list[Layer], bindings: list[str]) -> None:
+        self.all_layers: list[Layer] = all_layers
+        self.constants: list[Layer] = [layer for layer in all_layers if layer.type == "Constant"]
+        self.sync_layers: list[Layer] = [layer for layer in all_layers if layer.type in SYNC_TYPES]
+        self.layers: list[Layer] = [layer for layer in all_layers
+                                    if layer.type != "Constant" and layer.type not in SYNC_TYPES]
+        self.bindings: list[str] = bindings
+
+    @cached_property
+    def producers(self) -> dict[str, list[Layer]]:
+        """Tensor name -> the layers that write it (several for in-place concatenations)."""
+        out: dict[str, list[Layer]] = {}
+        for layer in self.all_layers:
+            for t in layer.outputs:
+                writers = out.setdefault(t.name, [])
+                if not writers or writers[-1] is not layer:
+                    writers.append(layer)
+        return out
+
+    @cached_property
+    def consumers(self) -> dict[str, list[Layer]]:
+        """Tensor name -> the layers that read it."""
+        out: dict[str, list[Layer]] = {}
+        for layer in self.all_layers:
+            for t in layer.inputs:
+                readers = out.setdefault(t.name, [])
+                if not readers or readers[-1] is not layer:
+                    readers.append(layer)
+        return out
+
+    def get_bindings(self) -> tuple[list[Activation], list[Activation]]:
+        """(input bindings, output bindings) as Activations, each tensor once, in graph order."""
+        names = {strip_profile(b) for b in self.bindings}
+        produced = {t.name for layer in self.layers for t in layer.outputs}
+        inputs: dict[str, Activation] = {}
+        outputs: dict[str, Activation] = {}
+        for layer in self.layers:
+            for tensor in layer.inputs:
+                if strip_profile(tensor.name) in names and tensor.name not in produced:
+                    inputs.setdefault(tensor.name, tensor)
+            for tensor in layer.outputs:
+                if strip_profile(tensor.name) in names:
+                    outputs.setdefault(tensor.name, tensor)
+        return list(inputs.values()), list(outputs.values())
+
+    @property
+    def stream_count(self) -> int:
+        """Number of CUDA streams the layers run on (auxiliary streams: StreamId > 0)."""
+        return max(1, len({layer.stream for layer in self.layers}))
+
+
+def infer_bindings(layers: list[Layer]) -> list[str]:
+    """Graph inputs (consumed, never produced) and outputs (produced, never consumed)."""
+    produced: dict[str, Activation] = {}
+    consumed: dict[str, Activation] = {}
+    for layer in layers:
+        for t in layer.inputs:
+            consumed.setdefault(t.name, t)
+        for t in layer.outputs:
+            produced.setdefault(t.name, t)
+    graph_inputs = [n for n in consumed if n not in produced and "const" not in n.lower()]
+    graph_outputs = [n for n in produced if n not in consumed]
+    return graph_inputs + graph_outputs

@@ -1,0 +1,146 @@
+"""One engine layer (TREx's Layer): its type, tensors, precision, sizes, stream and ONNX nodes.
+
+Every per-layer fact a view needs is computed here once, from the reader's normalised raw dict:
+views read ``layer.stream`` or ``layer.onnx_nodes`` and never look into ``raw_dict`` for them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .tensor_format import dtype_bytes
+from .tensors import Activation
+
+
+def parameter_sizes(raw: dict[str, Any]) -> tuple[int, int, int]:
+    """Return (weights count, weights bytes, bias bytes) over every ``{Type, Count}`` attribute.
+
+    Covers ``Weights``/``Bias``, ConvActPool's ``ConvWeights``/``ConvBias`` and any dtype (FP8,
+    INT4, BF16, FP4 included).
+    """
+    count = weights = bias = 0
+    for key, value in raw.items():
+        if type(value) is not dict or "Count" not in value or "Type" not in value:
+            continue
+        try:
+            n = int(value["Count"])
+        except (TypeError, ValueError, OverflowError):  # None, "abc", NaN, inf
+            continue
+        element_bytes = dtype_bytes(str(value["Type"]))
+        try:
+            size = int(round(n * element_bytes))
+        except OverflowError:  # a count beyond float range: exact integer arithmetic
+            size = n * int(element_bytes * 8) // 8
+        if "bias" in key.lower():
+            bias += size
+        else:
+            count += n
+            weights += size
+    return count, weights, bias
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _int64(size: int) -> int:
+    """Clamp a byte count to int64, the df's dtype (only a corrupt file's dimensions get beyond)."""
+    return max(-_INT64_MAX, min(size, _INT64_MAX))
+
+
+class Layer:
+    """One engine layer (TREx's Layer): type, tensors, precision and memory figures."""
+
+    def __init__(self, raw_dict: dict[str, Any]):
+        self.raw_dict = raw_dict
+        self.name: str = raw_dict["Name"]
+        self.subtype: str = raw_dict.get("LayerType", "Unknown")
+        self.type: str = layer_type(raw_dict)
+        self.metadata = raw_dict.get("Metadata")
+        # The ONNX nodes the layer implements (readers give Metadata as a list of node names).
+        self.onnx_nodes: list[str] = list(self.metadata) if isinstance(self.metadata, list) else []
+        self.stream: int = stream_id(raw_dict.get("StreamId"))
+        tactic = raw_dict.get("TacticName")
+        self.tactic: str = tactic if isinstance(tactic, str) and tactic else "TensorRT"
+        self.inputs = [Activation(t) for t in raw_dict.get("Inputs", [])]
+        self.outputs = [Activation(t) for t in raw_dict.get("Outputs", [])]
+        self.inputs_size_bytes = sum(t.size_bytes for t in self.inputs)
+        self.outputs_size_bytes = sum(t.size_bytes for t in self.outputs)
+        self.precision = self.inputs[0].precision if self.inputs else None
+        self.output_precision = self.outputs[0].precision if self.outputs else ""
+        self.total_io_size_bytes = _int64(self.inputs_size_bytes + self.outputs_size_bytes)
+        self.weights_cnt, self.weights_only_size, bias_size = parameter_sizes(raw_dict)
+        self.bias_size = _int64(bias_size)
+        self.weights_size = _int64(self.weights_only_size + bias_size)
+        self.total_footprint_bytes = _int64(self.total_io_size_bytes + self.weights_size)
+
+    def tooltip(self) -> str:
+        skip = {"InputRegions", "OutputRegions", "Inputs", "Outputs", "ParameterType", "LayerName"}
+        return "".join(f"{k}:{v}\\n" for k, v in sorted(self.raw_dict.items()) if k not in skip)
+
+    def __repr__(self) -> str:
+        return f"Layer({self.name})"
+
+
+def stream_id(value: Any) -> int:
+    """A layer's CUDA stream (``StreamId``, TensorRT 8.6+): 0 when absent or not a count."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value if 0 <= value < 1 << 31 else 0
+    if isinstance(value, str) and value.strip().isdigit() and len(value) < 10:
+        return int(value)
+    return 0
+
+
+def layer_type(raw: dict[str, Any]) -> str:
+    """TREx's ``type``: the ParameterType, else the LayerType (Deconvolution told apart)."""
+    ptype = raw.get("ParameterType")
+    ltype = str(raw.get("LayerType", "Unknown"))
+    if not ptype or not isinstance(ptype, str):  # absent, or not a type name (a corrupt file)
+        if ltype == "Unknown":
+            return _type_from_name(raw.get("Name", ""))
+        return ltype
+    if ptype == "Convolution" and "Deconvolution" in ltype:
+        return "Deconvolution"
+    return ptype
+
+
+def _type_from_name(name: str) -> str:
+    """Names-only exports: recognise the two kinds TensorRT names by convention."""
+    if name.startswith("Reformatting CopyNode"):
+        return "Reformat"
+    if name.startswith("{ForeignNode["):
+        return "Myelin"
+    return "Unknown"
+
+
+def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:
+    """Remove NoOp layers, reconnecting their consumers to the NoOp's input (as TREx does).
+
+    A NoOp whose output is a binding instead renames its producer's output to the binding.
+    """
+    no_ops = [layer for layer in layers if layer.type == "NoOp" and layer.inputs and layer.outputs]
+    if not no_ops:
+        return [layer for layer in layers if layer.type != "NoOp"]
+    forward = {n.outputs[0].name: n.inputs[0] for n in no_ops}
+    by_output = {n.outputs[0].name: n for n in no_ops}
+    backward: dict[str, Activation] = {}
+    for n in no_ops:
+        if n.outputs[0].name not in bindings:
+            continue
+        first, hops = n, 0  # walk up a chain of NoOps to the real producer's tensor
+        while first.inputs[0].name in by_output and hops < len(no_ops):
+            first, hops = by_output[first.inputs[0].name], hops + 1
+        backward[first.inputs[0].name] = n.outputs[0]
+
+    def resolve(act: Activation) -> Activation:
+        seen = 0
+        while act.name in forward and seen < len(forward):
+            act, seen = forward[act.name], seen + 1
+        return act
+
+    kept = [layer for layer in layers if layer.type != "NoOp"]
+    for layer in kept:
+        layer.inputs = [resolve(t) for t in layer.inputs]
+        layer.outputs = [backward.get(t.name, t) for t in layer.outputs]
+    return kept

@@ -1,0 +1,312 @@
+"""EnginePlan: the normalised model of one engine, drop-in compatible with TREx's EnginePlan.
+
+Built once from the readers' records (:mod:`.loader`): layers with their tensors, precision,
+sizes, stream and ONNX nodes; the profile joined by name; the engine's I/O tensors, profiles,
+device, builder configuration, measured latency and per-iteration timings; and the warnings the
+inputs deserve. Views read these fields (and :func:`~trex.model.facts.engine_facts`); none of
+them opens a file.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import os
+import warnings as _warnings
+from collections import deque
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import InputError, TrexWarning
+from ..formats.records import DeviceInfo, LayerInfo, ProfileRun
+from ..formats.registry import InputCache
+from . import loader, validation
+from .dataframe import layers_dataframe
+from .facts import Measured, summary_text
+from .graph import LayerGraph, infer_bindings
+from .layer import Layer, fold_no_ops
+from .profiles import profile_of_name, select_profile, strip_profile
+from .tensors import IOTensor, io_tensors
+
+DETAILED_HINT = (
+    "layer information has names only: types, tensors, precisions, sizes, the graph, linters and "
+    "the compute model need an engine built with --profilingVerbosity=detailed"
+)
+
+
+class EnginePlan(LayerGraph):
+    """An engine's layers, profile, timings and metadata, with TREx's ``df`` and summaries.
+
+    ``EnginePlan(graph_file, profiling_file, profiling_metadata_file, build_metadata_file, name,
+    profile_id)`` takes the same arguments as TREx's; :meth:`from_path` finds the files itself.
+    Any input may be JSON or a trtexec log; content decides, not the file extension.
+    """
+
+    def __init__(
+        self,
+        graph_file: str | os.PathLike,
+        profiling_file: str | os.PathLike | None = None,
+        profiling_metadata_file: str | os.PathLike | None = None,
+        build_metadata_file: str | os.PathLike | None = None,
+        name: str | None = None,
+        profile_id: int | None = None,
+        *,
+        timing_file: str | os.PathLike | None = None,
+        device_metadata_file: str | os.PathLike | None = None,
+        profile_run: int | None = None,
+        cache: InputCache | None = None,
+    ):
+        cache = cache or InputCache()
+        inputs = loader.PlanInputs(graph_file, profiling_file, profiling_metadata_file,
+                                   build_metadata_file, timing_file, device_metadata_file, name)
+        self.archive = None
+        if loader.is_archive(graph_file, cache):  # extracted to a private folder for the plan's life
+            from ..archive import open_archive
+
+            self.archive = open_archive(graph_file)
+            found = loader.PlanInputs.from_files(self.archive.files)
+            inputs = loader.PlanInputs(
+                found.graph, profiling_file or found.profile,
+                profiling_metadata_file or found.profile_metadata,
+                build_metadata_file or found.build_metadata, timing_file or found.timings,
+                device_metadata_file or found.device_metadata, name or found.name)
+        with _gc_paused():
+            self._load(inputs, profile_id, profile_run, cache)
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike, profile_id: int | None = None,
+                  profile_run: int | None = None, name: str | None = None) -> EnginePlan:
+        """Load an engine from a prefix, a folder or any one of its files."""
+        from ..formats.discovery import find_engine_files
+
+        cache = InputCache()
+        if loader.is_archive(path, cache):
+            return cls(path, name=name, profile_id=profile_id, profile_run=profile_run,
+                       cache=cache)
+        found = loader.PlanInputs.from_files(find_engine_files(path, cache))
+        return cls(found.graph, found.profile, found.profile_metadata, found.build_metadata,
+                   name=name or found.name, profile_id=profile_id, timing_file=found.timings,
+                   device_metadata_file=found.device_metadata, profile_run=profile_run,
+                   cache=cache)
+
+    # ----------------------------------------------------------------- loading
+    def _load(self, inputs: loader.PlanInputs, profile_id: int | None, profile_run: int | None,
+              cache: InputCache) -> None:
+        assert inputs.graph is not None
+        self.warnings: list[str] = []
+        self.name = inputs.name or Path(inputs.graph).name
+        self.graph_file = os.fspath(inputs.graph)
+        self.profile_id = profile_id or 0
+        self.sources: dict[str, str] = {role: os.fspath(path) for role, path in vars(inputs).items()
+                                        if role != "name" and path}
+        info = loader.layer_info(inputs.graph, cache)
+        self.detailed = info.detailed
+        self.weights_known = info.detailed and info.has_weights
+        self._warn_all(info.warnings)
+        self._build_layers(info, profile_id)
+
+        self.profile_count: int | None = None
+        self.profile_runs = 0
+        self._raw_perf: list[dict[str, Any]] | None = None
+        run = self._read_profile(inputs.profile, profile_run, cache) if inputs.profile else None
+        self.has_profile = run is not None
+        latencies = self._join_profile(run) if run is not None else []
+        self._df = layers_dataframe(self.layers, latencies)
+        self.timings = self._read_timings(inputs.timings, profile_run, cache)
+        self._read_metadata(inputs, cache)
+        inputs_, outputs_ = self.get_bindings()
+        self.io_tensors: list[IOTensor] = io_tensors(info.io_tensors, inputs_, outputs_)
+        self._compute_summary()
+        self._validate({t.name: tuple(t.shape) for t in io_tensors(info.io_tensors, [], [])})
+        if not self.detailed:
+            self._warn(DETAILED_HINT)
+
+    def _build_layers(self, info: LayerInfo, profile_id: int | None) -> None:
+        raw_layers, self.profiles = select_profile(info.layers, profile_id)
+        if not raw_layers:
+            raise InputError(self.graph_file, f"no layers for profile {profile_id} (profiles "
+                                              f"present: {', '.join(map(str, self.profiles))})")
+        _disambiguate_names(raw_layers)
+        self._raw_layer_names = {raw["Name"] for raw in raw_layers}
+        bindings = _bindings_for_profile(info.bindings, self.profile_id)
+        layers = [Layer(raw) for raw in raw_layers]
+        if not bindings:
+            bindings = infer_bindings(layers)
+            if self.detailed and bindings:
+                self._warn(f"no Bindings in {self.graph_file}: inferred {len(bindings)} from the "
+                           "graph")
+        folded = fold_no_ops(layers, {strip_profile(b) for b in bindings} | set(bindings))
+        self._set_layers(folded, bindings)
+
+    def _read_profile(self, path: str | os.PathLike, run_index: int | None,
+                      cache: InputCache) -> ProfileRun:
+        profile = loader.profile(path, cache)
+        self._warn_all(profile.warnings)
+        self.profile_runs = len(profile.runs)
+        index = loader.pick_run(path, len(profile.runs), run_index)
+        if run_index is None and len(profile.runs) > 1:
+            self._warn(f"{os.fspath(path)} holds {len(profile.runs)} profiling runs; using the "
+                       f"first (choose with profile_run=0..{len(profile.runs) - 1})")
+        run = profile.runs[index]
+        self.profile_count = run.count
+        self._raw_perf = [
+            {"name": r.name, "timeMs": r.time_ms, "averageMs": r.avg_ms, "medianMs": r.median_ms,
+             "percentage": r.percentage} for r in run.records
+        ]
+        return run
+
+    def _join_profile(self, run: ProfileRun) -> list[tuple[float, float, float, float] | None]:
+        """Give each layer its profile row by name (duplicates taken in order), never by position."""
+        rows: dict[str, deque] = {}
+        for record in run.records:
+            rows.setdefault(record.name, deque()).append(record)
+        latencies: list[tuple[float, float, float, float] | None] = []
+        unprofiled: list[str] = []
+        for layer in self.layers:
+            queue = rows.get(layer.name)
+            if queue:
+                r = queue.popleft()
+                median = r.median_ms if r.median_ms is not None else math.nan
+                pct = r.percentage if r.percentage is not None else math.nan
+                latencies.append((r.time_ms, r.avg_ms, median, pct))
+            else:
+                latencies.append(None)
+                unprofiled.append(layer.name)
+        ignored = self._raw_layer_names
+        unmatched = [name for name, queue in rows.items() for _ in queue
+                     if name not in ignored and (profile_of_name(name) or 0) == self.profile_id]
+        self._warn_all(validation.check_profile_join(
+            unmatched, unprofiled, len(run.records), len(self.layers)))
+        self._warn_all(validation.check_percentages([r.percentage for r in run.records]))
+        return latencies
+
+    def _read_timings(self, path: str | os.PathLike | None, run_index: int | None,
+                      cache: InputCache) -> pd.DataFrame:
+        if not path:
+            return pd.DataFrame()
+        timings = loader.timings(path, cache)
+        index = loader.pick_run(path, len(timings.runs), run_index)
+        return pd.DataFrame.from_records(timings.runs[index])
+
+    def _read_metadata(self, inputs: loader.PlanInputs, cache: InputCache) -> None:
+        meta_profile, w1 = loader.metadata(inputs.profile_metadata, cache)
+        meta_build, w2 = loader.metadata(inputs.build_metadata, cache)
+        meta_device, w3 = loader.metadata(inputs.device_metadata, cache)
+        self._warn_all(w1 + w2 + w3)
+        self.performance_summary: dict[str, Any] = dict(meta_profile.section("performance_summary"))
+        self.inference_options: dict[str, Any] = dict(meta_profile.section("inference_options"))
+        self.device_properties: dict[str, Any] = dict(
+            meta_profile.section("device_information") or meta_build.section("device_information"))
+        self.device_attributes: dict[str, Any] = dict(meta_device.section("device_attributes"))
+        self.device: DeviceInfo | None = meta_profile.device or meta_build.device or meta_device.device
+        self.builder_cfg: dict[str, Any] = {**meta_build.section("model_options"),
+                                            **meta_build.section("build_options")}
+        self.measured = Measured.from_summary(self.performance_summary,
+                                              os.fspath(inputs.profile_metadata or ""))
+        self.tensorrt_version: str | None = _version(cache, inputs)
+
+    def _compute_summary(self) -> None:
+        df = self._df
+        self.total_runtime = float(df["latency.avg_time"].sum()) if self.has_profile else math.nan
+        self.total_weights_size = int(sum(layer.weights_size for layer in self.layers))
+        # TREx's figure: every layer's inputs and outputs, so a tensor counts once per use.
+        self.total_act_size = int(sum(layer.total_io_size_bytes for layer in self.layers))
+        unique: dict[str, int] = {}
+        for layer in self.layers:
+            for tensor in (*layer.inputs, *layer.outputs):
+                unique[tensor.name] = max(unique.get(tensor.name, 0), tensor.size_bytes)
+        # The true footprint: each activation tensor once.
+        self.total_activation_footprint = int(sum(unique.values()))
+
+    def _validate(self, io_shapes: dict[str, tuple[int, ...]]) -> None:
+        if self.detailed:
+            self._warn_all(validation.check_graph(self, io_shapes))
+            dynamic = sum(t.is_dynamic for layer in self.layers for t in (*layer.inputs,
+                                                                         *layer.outputs))
+            if dynamic:
+                self._warn(f"{dynamic} tensor uses have dynamic (-1) dimensions; their sizes "
+                           "count each dynamic dimension as 1")
+        duplicates = validation.duplicated_names([layer.name for layer in self.layers])
+        if duplicates:
+            self._warn(f"layer names repeat: {validation.sample(duplicates)}")
+        if self.has_profile:
+            self._warn_all(validation.check_latency_sum(
+                self.total_runtime, self.measured.gpu_compute_median_ms, self.stream_count))
+
+    def _warn(self, message: str) -> None:
+        if message in self.warnings:
+            return
+        self.warnings.append(message)
+        _warnings.warn(f"{self.name}: {message}", TrexWarning, stacklevel=3)
+
+    def _warn_all(self, messages: list[str]) -> None:
+        for message in messages:
+            self._warn(message)
+
+    # ----------------------------------------------------------------- TREx's API
+    @property
+    def df(self) -> pd.DataFrame:
+        """One row per layer (Constant, NoOp and signal/wait layers excluded, as in TREx)."""
+        return self._df
+
+    def get_layers_by_type(self, layer_type: str) -> pd.DataFrame:
+        """TREx's view of one layer type: its columns renamed ``attr.*``, convolutions annotated."""
+        from ..report.layers import filter_by_layer
+
+        return filter_by_layer(self._df, layer_type, plan=self)
+
+    def find(self, layer_name: str) -> Layer | None:
+        """The layer with this exact name, or None."""
+        return next((layer for layer in self.layers if layer.name == layer_name), None)
+
+    def summary(self) -> None:
+        """Print TREx's plain-text summary (use :func:`summary_dict` for the values)."""
+        print(summary_text(self))
+
+    def __repr__(self) -> str:
+        return f"EnginePlan({self.name!r}, layers={len(self.layers)})"
+
+
+@contextmanager
+def _gc_paused():
+    """Loading allocates millions of small objects that all survive: collecting them while they
+    are being built only costs time (half the load time of a 50,000-layer plan)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _version(cache: InputCache, inputs: loader.PlanInputs) -> str | None:
+    """The TensorRT version a log of this engine names (None without a log)."""
+    from ..formats import registry
+
+    for path in (inputs.build_metadata, inputs.profile_metadata, inputs.graph, inputs.profile):
+        if path and cache.kind(path) == registry.LOG:
+            version = cache.read(path).trtexec.version
+            if version:
+                return version
+    return None
+
+
+def _disambiguate_names(raw_layers: list[dict[str, Any]]) -> None:
+    """TREx appends ``_N`` to the second and later layers of a repeated name."""
+    seen: dict[str, int] = {}
+    for raw in raw_layers:
+        name = raw["Name"]
+        if name in seen:
+            seen[name] += 1
+            raw["Name"] = f"{name}_{seen[name]}"
+        else:
+            seen[name] = 1
+
+
+def _bindings_for_profile(bindings: list[str], profile_id: int) -> list[str]:
+    own = [b for b in bindings if (profile_of_name(b) or 0) == profile_id]
+    return own or [b for b in bindings if profile_of_name(b) is None]

@@ -1,0 +1,145 @@
+"""Tensors of the plan model: a layer's view of a tensor (TREx's Activation) and the engine's I/O.
+
+An :class:`Activation` is a tensor as one layer reads or writes it: shape, format, precision and
+size in bytes (vectorised formats padded, dynamic dimensions counted as 1). An :class:`IOTensor`
+is one of the engine's inputs or outputs with, for TensorRT 11 exports, its per-profile
+min/opt/max shapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .tensor_format import TensorFormat, parse_format, tensor_size_bytes
+
+
+class Activation:
+    """A tensor as one layer sees it: name, shape, format, precision and size in bytes."""
+
+    __slots__ = ("name", "shape", "format", "precision", "data_size", "size_bytes", "tensor_format",
+                 "raw")
+
+    def __init__(self, raw_dict: dict[str, Any]):
+        self.raw = raw_dict
+        self.name: str = raw_dict["Name"]
+        self.shape: list[int] = raw_dict.get("Dimensions", [])
+        fmt, size = format_and_size(raw_dict.get("Format/Datatype", ""), tuple(self.shape))
+        self.tensor_format: TensorFormat = fmt
+        self.format: str = fmt.short
+        self.precision: str = fmt.precision
+        self.data_size: float = fmt.data_size
+        self.size_bytes: int = size
+
+    @property
+    def is_dynamic(self) -> bool:
+        """True if some dimension is -1 (its size then counts that dimension as 1)."""
+        return any(d < 0 for d in self.shape)
+
+    def tooltip(self) -> str:
+        return "\\n".join((str(self.shape), self.format))
+
+    def __repr__(self) -> str:
+        return f"{self.name}: {self.shape}x{self.format}"
+
+
+_SIZES: dict[tuple[str, tuple[int, ...]], tuple[TensorFormat, int]] = {}
+
+
+def format_and_size(text: str, shape: tuple[int, ...]) -> tuple[TensorFormat, int]:
+    """Parsed format and byte size, memoised: big engines repeat the same few tensor shapes."""
+    key = (text, shape)
+    hit = _SIZES.get(key)
+    if hit is None:
+        fmt = parse_format(text)
+        hit = (fmt, tensor_size_bytes(list(shape), fmt))
+        if len(_SIZES) < 65536:
+            _SIZES[key] = hit
+    return hit
+
+
+@dataclass(frozen=True)
+class ProfileShapes:
+    """The shapes an engine input or output accepts in one optimisation profile (TensorRT 11)."""
+
+    profile: int
+    min: list[int]
+    opt: list[int]
+    max: list[int]
+    format: str  # trex's short spelling ("FP32 NCHW"); "" when the export does not say
+
+
+@dataclass
+class IOTensor:
+    """One engine input or output: data type, shape, location and per-profile shapes."""
+
+    name: str
+    mode: str  # "input" or "output"
+    precision: str  # trex's precision vocabulary: FP32, FP16, INT8, INT64, ...
+    shape: list[int]
+    format: str = ""  # short format spelling, "" when unknown
+    location: str | None = None  # "Device" or "Host" when the export says
+    shape_io: bool = False  # a shape tensor read on the host (IsShapeInferenceIO)
+    profiles: list[ProfileShapes] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain values for JSON output."""
+        return {
+            "name": self.name, "mode": self.mode, "precision": self.precision,
+            "shape": list(self.shape), "format": self.format, "location": self.location,
+            "shape_io": self.shape_io,
+            "profiles": [{"profile": p.profile, "min": p.min, "opt": p.opt, "max": p.max,
+                          "format": p.format} for p in self.profiles],
+        }
+
+
+def io_tensors(raw: list[dict[str, Any]], inputs: list[Activation], outputs: list[Activation]
+               ) -> list[IOTensor]:
+    """The engine's I/O: TensorRT 11's ``I/O Tensors`` when the export has them, else the bindings
+    as the layers see them."""
+    if raw:
+        return [_from_trt11(entry) for entry in raw if isinstance(entry, dict)]
+    out = []
+    for mode, tensors in (("input", inputs), ("output", outputs)):
+        for t in tensors:
+            location = t.raw.get("Location")
+            out.append(IOTensor(t.name, mode, t.precision, list(t.shape), t.format,
+                                location if isinstance(location, str) else None))
+    return out
+
+
+def _from_trt11(entry: dict[str, Any]) -> IOTensor:
+    dtype = str(entry.get("DataType", entry.get("Datatype", "")) or "")
+    mode = str(entry.get("IOMode", "")).lower()
+    profiles = []
+    info = entry.get("ProfileInfo")
+    for index, p in enumerate(info if isinstance(info, list) else []):
+        if not isinstance(p, dict):
+            continue
+        fmt = str(p.get("Format", "") or "")
+        profiles.append(ProfileShapes(index, _dims(p.get("MinShape")), _dims(p.get("OptShape")),
+                                      _dims(p.get("MaxShape")), parse_format(fmt).short if fmt else ""))
+    location = entry.get("Location")
+    fmt_text = profiles[0].format if profiles else ""
+    return IOTensor(
+        name=str(entry.get("Name", "")),
+        mode=mode if mode in ("input", "output") else "unknown",
+        precision=parse_format(dtype).precision,
+        shape=_dims(entry.get("Dimensions")),
+        format=fmt_text,
+        location=location if isinstance(location, str) else None,
+        shape_io=entry.get("IsShapeInferenceIO") is True,
+        profiles=profiles,
+    )
+
+
+def _dims(value: Any) -> list[int]:
+    if not isinstance(value, list):
+        return []
+    out = []
+    for d in value:
+        try:
+            out.append(int(d))
+        except (TypeError, ValueError, OverflowError):
+            out.append(-1)
+    return out
