@@ -18,6 +18,7 @@ demo: setup  ## summarise the hand-made example engine
 
 test: setup  ## the whole test suite (real engines from ../shared/engines, or $$TREX_ENGINES_DIR)
 	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 	$(MAKE) --no-print-directory test-pandas2
 
@@ -31,6 +32,7 @@ test-pandas2:
 
 lint: setup
 	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
 
 bench: setup  ## load, draw, compare and report benchmarks on generated 1k/10k/50k-layer engines
 	$(BIN)/python bench/run.py

@@ -129,7 +129,12 @@ def test_trex_columns_and_walkthrough_snippets(engines):
     by_type = df.groupby(["type"]).sum()[["latency.avg_time"]]
     assert by_type.loc["Convolution", "latency.avg_time"] == pytest.approx(0.38332, abs=1e-4)
     assert by_type["latency.avg_time"].sum() == pytest.approx(plan.total_runtime)
-    assert (df["total_footprint_bytes"] == df["total_io_size_bytes"] + df["weights_size"]).all()
+    # The first convolution by hand: input 3 channels padded to 4 (Int8 x4), output 32 channels
+    # (Int8 x32), 864 Int8 weights and 32 Float biases.
+    conv = df.iloc[1]
+    assert conv["total_io_size_bytes"] == 4 * 224 * 224 + 32 * 112 * 112
+    assert conv["weights_size"] == 864 + 32 * 4
+    assert conv["total_footprint_bytes"] == 603_104
     convs = plan.get_layers_by_type("Convolution")
     assert len(convs) == 53
     assert plan.find(df["Name"].iloc[1]).type == "Convolution"

@@ -209,6 +209,7 @@ class BuildLog:
     memory: list[MemoryChange] = field(default_factory=list)
     myelin: list[MyelinTactic] = field(default_factory=list)
     foreign_nodes: dict[str, list[str]] = field(default_factory=dict)
+    onnx_nodes: dict[str, str] = field(default_factory=dict)  # "Parsing node: X [Op]": X -> Op
     engine_layers: list[EngineLayer] = field(default_factory=list)
     autotuned: list[tuple[int, str]] = field(default_factory=list)  # (pass, layer) in order
     combinations: list[tuple[int, str, str]] = field(default_factory=list)  # (pass, layer, combo)
@@ -230,7 +231,7 @@ def looks_like_build_log(text: str) -> bool:
     return _SNIFF.search(text) is not None
 
 
-def read_build_log(path: str | os.PathLike) -> BuildLog:
+def read_build_log(path: str | os.PathLike[str]) -> BuildLog:
     """Read and parse a build log; InputError names the file if it holds no build records."""
     source = os.fspath(path)
     text = read_text(path)
@@ -282,7 +283,7 @@ def engine_layer_info(log: BuildLog) -> LayerInfo:
             name = names.get((layer.name, layer.tactic))
             if name:
                 raw["TacticName"] = name
-        members = log.foreign_nodes.get(layer.name)
+        members = log.foreign_nodes.get(layer.name) or _nodes_in_name(layer.name, log.onnx_nodes)
         if members:
             raw["Metadata"] = list(members)
         layers.append(raw)
@@ -292,6 +293,16 @@ def engine_layer_info(log: BuildLog) -> LayerInfo:
                          "list: no weights, parameters or bindings; tensor layouts inferred from "
                          "vector widths")
     return info
+
+
+def _nodes_in_name(name: str, known: dict[str, str]) -> list[str]:
+    """The parsed ONNX nodes a (fused) layer name is made of: ``a + PWN(b, c)`` -> a, b, c.
+
+    Reformats TensorRT inserts are named after the layer they feed and implement no node."""
+    if not known or name.startswith("Reformatting CopyNode for "):
+        return []
+    parts = re.split(r" \+ |, |PWN\(|\)", name)
+    return [p for p in dict.fromkeys(part.strip() for part in parts) if p in known]
 
 
 def combination_signature(combination: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
@@ -577,6 +588,10 @@ class _Parser:
             match = _AFTER.match(content)
             if match:
                 self._pass().layer_counts[match["step"]] = int(match["n"])
+        elif content.startswith("Parsing node: ") and content.endswith("]"):
+            node, _, op = content[14:-1].rpartition(" [")
+            if node:
+                self.log.onnx_nodes[node] = op
         elif content.startswith("ForeignNode {"):
             name, _, members = content[12:].partition(" metadata: ")
             if members:

@@ -54,7 +54,7 @@ def engine_prefix(path: Path) -> str:
     return name
 
 
-def find_engine_files(path: str | os.PathLike, cache: InputCache | None = None) -> EngineFiles:
+def find_engine_files(path: str | os.PathLike[str], cache: InputCache | None = None) -> EngineFiles:
     """Classify the files that belong to the engine at ``path`` (prefix, folder or file).
 
     A file named explicitly must be an input trex recognises, and it is used for every role its
@@ -142,7 +142,7 @@ def log_roles(record: LogRecord) -> list[str]:
     return roles
 
 
-def _one(groups: dict[str, list[Path]], kind: str, origin: str | os.PathLike) -> Path | None:
+def _one(groups: dict[str, list[Path]], kind: str, origin: str | os.PathLike[str]) -> Path | None:
     found = groups.get(kind, [])
     if len(found) > 1 and Path(origin).is_dir():
         prefixes = {engine_prefix(f) for f in found}

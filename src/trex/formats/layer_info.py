@@ -29,7 +29,7 @@ def match(head: Head) -> bool:
     return looks_like_json(head.text) and _KEYS.search(head.text) is not None
 
 
-def read_layer_info(path: str | os.PathLike) -> LayerInfo:
+def read_layer_info(path: str | os.PathLike[str]) -> LayerInfo:
     """Read a layer-information file (JSON of any version, or a log holding the text dump)."""
     from .layer_dump import dump_layer_info, looks_like_layer_dump
 
@@ -135,7 +135,8 @@ def normalise_tensor(tensor: dict[str, Any]) -> dict[str, Any]:
     out["Name"] = clean_name(name if isinstance(name, str) else str(name))
     dims = out.get("Dimensions")
     if not isinstance(dims, list):
-        dims = out.get("dimensions") if isinstance(out.get("dimensions"), list) else []
+        lower = out.get("dimensions")
+        dims = lower if isinstance(lower, list) else []
     if not all(type(d) is int for d in dims):
         dims = [d if isinstance(d, int) else _to_int(d) for d in dims]
     out["Dimensions"] = dims

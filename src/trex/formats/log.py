@@ -70,7 +70,7 @@ def match(head: Head) -> bool:
                 or looks_like_layer_dump(text) or looks_like_build_log(text))
 
 
-def read(path: str | os.PathLike) -> LogRecord:
+def read(path: str | os.PathLike[str]) -> LogRecord:
     """Parse a log once: options and profiles, build records and layer lists when present."""
     source = os.fspath(path)
     warnings: list[str] = []

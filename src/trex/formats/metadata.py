@@ -43,7 +43,7 @@ def match_device_metadata(head: Head) -> bool:
     return looks_like_json(head.text) and _DEVICE_ATTRIBUTES.search(head.text) is not None
 
 
-def read_metadata(path: str | os.PathLike) -> Metadata:
+def read_metadata(path: str | os.PathLike[str]) -> Metadata:
     """Read ``*.profile.metadata.json``, ``*.build.metadata.json``, ``*.metadata.json`` or a log."""
     source = os.fspath(path)
     warnings: list[str] = []

@@ -26,7 +26,7 @@ def match(head: Head) -> bool:
     return looks_like_json(head.text) and _KEYS.search(head.text) is not None
 
 
-def read_profile(path: str | os.PathLike) -> Profile:
+def read_profile(path: str | os.PathLike[str]) -> Profile:
     """Read a per-layer profile from JSON (trtexec, Torch-TensorRT, Chrome trace) or a log."""
     source = os.fspath(path)
     warnings: list[str] = []
@@ -67,7 +67,7 @@ def profile_from_json(docs: list[Any], source: str = "") -> Profile:
 
 
 def _records_run(doc: list[Any], source: str, warnings: list[str]) -> ProfileRun:
-    count = None
+    count: int | None = None
     records: list[ProfileRecord] = []
     bad = 0
     for item in doc:
@@ -75,8 +75,8 @@ def _records_run(doc: list[Any], source: str, warnings: list[str]) -> ProfileRun
             bad += 1
             continue
         if "count" in item and "name" not in item:
-            count = _number(item.get("count"))
-            count = int(count) if count is not None and math.isfinite(count) and count >= 0 else None
+            found = _number(item.get("count"))
+            count = int(found) if found is not None and math.isfinite(found) and found >= 0 else None
             continue
         name = item.get("name")
         time_ms = _number(item.get("timeMs"))
@@ -85,7 +85,7 @@ def _records_run(doc: list[Any], source: str, warnings: list[str]) -> ProfileRun
             bad += 1
             continue
         if avg_ms is None:
-            avg_ms = time_ms / count if count else math.nan
+            avg_ms = time_ms / count if count and time_ms is not None else math.nan
         if time_ms is None:
             time_ms = avg_ms * count if count else math.nan
         records.append(ProfileRecord(

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import InputError
 from . import layer_info, log, metadata, profile, timings
@@ -28,6 +28,7 @@ BUILD_METADATA = metadata.BUILD_METADATA
 DEVICE_METADATA = metadata.DEVICE_METADATA
 LOG = log.KIND
 UNKNOWN = "unknown"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def reader_for(head: Head) -> Reader | None:
     return None
 
 
-def detect_kind(path: str | os.PathLike) -> str:
+def detect_kind(path: str | os.PathLike[str]) -> str:
     """The kind of input a file holds (a reader's kind, or ``"unknown"``), from its first 64 KiB."""
     if not Path(path).is_file():
         raise InputError(path, "file not found" if not Path(path).exists() else
@@ -104,17 +105,17 @@ class InputCache:
         self._records: dict[str, Any] = {}
 
     @staticmethod
-    def _key(path: str | os.PathLike) -> str:
+    def _key(path: str | os.PathLike[str]) -> str:
         return os.path.abspath(os.fspath(path))
 
-    def kind(self, path: str | os.PathLike) -> str:
+    def kind(self, path: str | os.PathLike[str]) -> str:
         """:func:`detect_kind`, remembered."""
         key = self._key(path)
         if key not in self._kinds:
             self._kinds[key] = detect_kind(path)
         return self._kinds[key]
 
-    def read(self, path: str | os.PathLike) -> Any:
+    def read(self, path: str | os.PathLike[str]) -> Any:
         """The record of the reader of this file's kind; InputError for unknown files."""
         key = self._key(path)
         if key not in self._records:
@@ -128,7 +129,15 @@ class InputCache:
         return self._records[key]
 
 
-def _empty(path: str | os.PathLike) -> bool:
+    def read_as(self, path: str | os.PathLike[str], record_type: type[T]) -> T:
+        """:meth:`read`, checked to be a ``record_type`` (what the file's kind promises)."""
+        record = self.read(path)
+        if not isinstance(record, record_type):  # pragma: no cover - a reader broke its promise
+            raise InputError(path, f"read as {type(record).__name__}, not {record_type.__name__}")
+        return record
+
+
+def _empty(path: str | os.PathLike[str]) -> bool:
     try:
         return Path(path).stat().st_size == 0
     except OSError:

@@ -20,7 +20,7 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def read_bytes(path: str | os.PathLike, limit: int | None = None) -> bytes:
+def read_bytes(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
     """The file's bytes (the first ``limit`` only, if given); InputError names the file."""
     p = Path(path)
     try:
@@ -41,7 +41,7 @@ def is_binary(data: bytes) -> bool:
     return not data.startswith(_UTF16_BOMS) and b"\x00" in data[:_BINARY_PROBE]
 
 
-def decode(data: bytes, source: str | os.PathLike | None = None,
+def decode(data: bytes, source: str | os.PathLike[str] | None = None,
            warnings: list[str] | None = None) -> str:
     """Decode a file's bytes as text with ``\\n`` line ends (see the module doc).
 
@@ -72,7 +72,7 @@ def unix_newlines(text: str) -> str:
     return text
 
 
-def read_text(path: str | os.PathLike, warnings: list[str] | None = None) -> str:
+def read_text(path: str | os.PathLike[str], warnings: list[str] | None = None) -> str:
     """A whole file as text (:func:`decode`); InputError names the file when it is unreadable."""
     return decode(read_bytes(path), path, warnings)
 
@@ -91,7 +91,7 @@ class Head:
         return is_binary(self.data)
 
 
-def read_head(path: str | os.PathLike) -> Head:
+def read_head(path: str | os.PathLike[str]) -> Head:
     """The first 64 KiB of a file, as bytes and as text."""
     p = Path(path)
     if p.is_dir():

@@ -22,7 +22,7 @@ def match(head: Head) -> bool:
     return looks_like_json(head.text) and _KEYS.search(head.text) is not None
 
 
-def read_timings(path: str | os.PathLike) -> Timings:
+def read_timings(path: str | os.PathLike[str]) -> Timings:
     """Read an ``--exportTimes`` JSON file; every field of every record is kept."""
     source = os.fspath(path)
     text = read_text(path)

@@ -74,7 +74,7 @@ def parse_trtexec_log(text: str, source: str = "") -> TrtexecLog:
     return parser.finish()
 
 
-def read_trtexec_log(path: str | os.PathLike) -> TrtexecLog:
+def read_trtexec_log(path: str | os.PathLike[str]) -> TrtexecLog:
     """Read and parse a trtexec log file; InputError names the file if it is not one."""
     try:
         source = os.fspath(path)
@@ -341,7 +341,9 @@ def _stats(value: str) -> tuple[list[float], dict[str, float]] | None:
         name, _, number = part.partition("=")
         name = name.strip()
         match = NUMBER_UNIT.fullmatch(number.strip())
-        unit = (match["unit"] or "ms").lower() if match else ""
+        if match is None:
+            continue
+        unit = (match["unit"] or "ms").lower()
         if not name or unit not in TO_MS:
             continue
         pct = _PERCENTILE.fullmatch(name)

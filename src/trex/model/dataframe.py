@@ -34,8 +34,8 @@ def layers_dataframe(
     """
     n = len(layers)
     nan = math.nan
-    lat = [latencies[i] if i < len(latencies) and latencies[i] else (nan, nan, nan, nan)
-           for i in range(n)]
+    missing = (nan, nan, nan, nan)
+    lat = [(latencies[i] or missing) if i < len(latencies) else missing for i in range(n)]
     columns: dict[str, list[Any]] = {
         "Name": [layer.name for layer in layers],
         "type": [layer.type for layer in layers],
@@ -74,12 +74,12 @@ def layers_dataframe(
     for key, values in attributes.items():
         if key not in columns:
             columns[key] = values
-    df = pd.DataFrame(columns) if n else pd.DataFrame(columns={c: [] for c in _empty_columns()})
+    df: pd.DataFrame = pd.DataFrame(columns if n else {c: [] for c in _empty_columns()})
     for col in _INT_COLUMNS:
         if col in df.columns:
-            values = pd.to_numeric(df[col], errors="coerce")
-            values = values.where(values.abs() < 2**63, 0)  # inf or out of range: as missing
-            df[col] = values.fillna(0).astype("int64")
+            numbers = pd.to_numeric(df[col], errors="coerce")
+            numbers = numbers.where(numbers.abs() < 2**63, 0)  # inf or out of range: as missing
+            df[col] = numbers.fillna(0).astype("int64")
     for col in ("total_io_size_bytes", "weights_size", "bias_size", "total_footprint_bytes"):
         df[col] = df[col].astype("int64")
     for col in LATENCY_COLUMNS:

@@ -23,7 +23,7 @@ from ..formats.records import LayerInfo, Metadata, Profile, Timings
 from ..formats.registry import InputCache
 from ..formats.timings import read_timings
 
-Path_ = str | os.PathLike
+Path_ = str | os.PathLike[str]
 _METADATA_KINDS = (registry.PROFILE_METADATA, registry.BUILD_METADATA, registry.DEVICE_METADATA)
 
 
@@ -52,9 +52,9 @@ def layer_info(path: Path_, cache: InputCache) -> LayerInfo:
     """Layer information from a layer file, a log's layer list, or the names of a profile alone."""
     kind = cache.kind(path)
     if kind == registry.LAYER_INFO:
-        return cache.read(path)
+        return cache.read_as(path, LayerInfo)
     if kind == registry.LOG:
-        record: LogRecord = cache.read(path)
+        record = cache.read_as(path, LogRecord)
         if record.layer_info is not None:
             return record.layer_info
         if record.profile is None:
@@ -62,7 +62,7 @@ def layer_info(path: Path_, cache: InputCache) -> LayerInfo:
                                    "build's 'Engine Layer Information') or a profile table")
         return _from_profile(record.profile, path)
     if kind == registry.PROFILE:
-        return _from_profile(cache.read(path), path)
+        return _from_profile(cache.read_as(path, Profile), path)
     if kind == registry.UNKNOWN:
         return read_layer_info(path)  # says what is wrong (invalid JSON at line ...)
     raise InputError(path, f"is {registry.describe(kind)}, not layer information "
@@ -79,9 +79,9 @@ def profile(path: Path_, cache: InputCache) -> Profile:
     """The per-layer profile of a profile file or a log's ``--dumpProfile`` tables."""
     kind = cache.kind(path)
     if kind == registry.PROFILE:
-        return cache.read(path)
+        return cache.read_as(path, Profile)
     if kind == registry.LOG:
-        found = cache.read(path).profile
+        found = cache.read_as(path, LogRecord).profile
         if found is None:
             raise InputError(path, "no per-layer profile table (--dumpProfile) in this log")
         return found
@@ -97,10 +97,10 @@ def metadata(path: Path_ | None, cache: InputCache) -> tuple[Metadata, list[str]
         return Metadata(), []
     kind = cache.kind(path)
     if kind in _METADATA_KINDS:
-        found: Metadata = cache.read(path)
+        found = cache.read_as(path, Metadata)
         return found, list(found.warnings)
     if kind == registry.LOG:
-        record: LogRecord = cache.read(path)
+        record = cache.read_as(path, LogRecord)
         return record.metadata, list(record.warnings)
     if kind == registry.UNKNOWN:
         found = read_metadata(path)
@@ -113,7 +113,7 @@ def timings(path: Path_, cache: InputCache) -> Timings:
     """The per-iteration records of an ``--exportTimes`` file."""
     kind = cache.kind(path)
     if kind == registry.TIMINGS:
-        return cache.read(path)
+        return cache.read_as(path, Timings)
     if kind == registry.UNKNOWN:
         return read_timings(path)
     raise InputError(path, f"is {registry.describe(kind)}, not per-iteration timings "

@@ -14,6 +14,7 @@ import math
 import os
 import warnings as _warnings
 from collections import deque
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InputError, TrexWarning
-from ..formats.records import DeviceInfo, LayerInfo, ProfileRun
+from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
 from . import loader, validation
 from .dataframe import layers_dataframe
@@ -47,15 +48,15 @@ class EnginePlan(LayerGraph):
 
     def __init__(
         self,
-        graph_file: str | os.PathLike,
-        profiling_file: str | os.PathLike | None = None,
-        profiling_metadata_file: str | os.PathLike | None = None,
-        build_metadata_file: str | os.PathLike | None = None,
+        graph_file: str | os.PathLike[str],
+        profiling_file: str | os.PathLike[str] | None = None,
+        profiling_metadata_file: str | os.PathLike[str] | None = None,
+        build_metadata_file: str | os.PathLike[str] | None = None,
         name: str | None = None,
         profile_id: int | None = None,
         *,
-        timing_file: str | os.PathLike | None = None,
-        device_metadata_file: str | os.PathLike | None = None,
+        timing_file: str | os.PathLike[str] | None = None,
+        device_metadata_file: str | os.PathLike[str] | None = None,
         profile_run: int | None = None,
         cache: InputCache | None = None,
     ):
@@ -77,7 +78,7 @@ class EnginePlan(LayerGraph):
             self._load(inputs, profile_id, profile_run, cache)
 
     @classmethod
-    def from_path(cls, path: str | os.PathLike, profile_id: int | None = None,
+    def from_path(cls, path: str | os.PathLike[str], profile_id: int | None = None,
                   profile_run: int | None = None, name: str | None = None) -> EnginePlan:
         """Load an engine from a prefix, a folder or any one of its files."""
         from ..formats.discovery import find_engine_files
@@ -87,6 +88,7 @@ class EnginePlan(LayerGraph):
             return cls(path, name=name, profile_id=profile_id, profile_run=profile_run,
                        cache=cache)
         found = loader.PlanInputs.from_files(find_engine_files(path, cache))
+        assert found.graph is not None  # discovery raises when there is neither graph nor profile
         return cls(found.graph, found.profile, found.profile_metadata, found.build_metadata,
                    name=name or found.name, profile_id=profile_id, timing_file=found.timings,
                    device_metadata_file=found.device_metadata, profile_run=profile_run,
@@ -141,7 +143,7 @@ class EnginePlan(LayerGraph):
         folded = fold_no_ops(layers, {strip_profile(b) for b in bindings} | set(bindings))
         self._set_layers(folded, bindings)
 
-    def _read_profile(self, path: str | os.PathLike, run_index: int | None,
+    def _read_profile(self, path: str | os.PathLike[str], run_index: int | None,
                       cache: InputCache) -> ProfileRun:
         profile = loader.profile(path, cache)
         self._warn_all(profile.warnings)
@@ -160,7 +162,7 @@ class EnginePlan(LayerGraph):
 
     def _join_profile(self, run: ProfileRun) -> list[tuple[float, float, float, float] | None]:
         """Give each layer its profile row by name (duplicates taken in order), never by position."""
-        rows: dict[str, deque] = {}
+        rows: dict[str, deque[ProfileRecord]] = {}
         for record in run.records:
             rows.setdefault(record.name, deque()).append(record)
         latencies: list[tuple[float, float, float, float] | None] = []
@@ -183,13 +185,14 @@ class EnginePlan(LayerGraph):
         self._warn_all(validation.check_percentages([r.percentage for r in run.records]))
         return latencies
 
-    def _read_timings(self, path: str | os.PathLike | None, run_index: int | None,
+    def _read_timings(self, path: str | os.PathLike[str] | None, run_index: int | None,
                       cache: InputCache) -> pd.DataFrame:
-        if not path:
-            return pd.DataFrame()
-        timings = loader.timings(path, cache)
-        index = loader.pick_run(path, len(timings.runs), run_index)
-        return pd.DataFrame.from_records(timings.runs[index])
+        frame: pd.DataFrame = pd.DataFrame()
+        if path:
+            timings = loader.timings(path, cache)
+            index = loader.pick_run(path, len(timings.runs), run_index)
+            frame = pd.DataFrame.from_records(timings.runs[index])
+        return frame
 
     def _read_metadata(self, inputs: loader.PlanInputs, cache: InputCache) -> None:
         meta_profile, w1 = loader.metadata(inputs.profile_metadata, cache)
@@ -271,7 +274,7 @@ class EnginePlan(LayerGraph):
 
 
 @contextmanager
-def _gc_paused():
+def _gc_paused() -> Iterator[None]:
     """Loading allocates millions of small objects that all survive: collecting them while they
     are being built only costs time (half the load time of a 50,000-layer plan)."""
     enabled = gc.isenabled()
@@ -286,10 +289,11 @@ def _gc_paused():
 def _version(cache: InputCache, inputs: loader.PlanInputs) -> str | None:
     """The TensorRT version a log of this engine names (None without a log)."""
     from ..formats import registry
+    from ..formats.log import LogRecord
 
     for path in (inputs.build_metadata, inputs.profile_metadata, inputs.graph, inputs.profile):
         if path and cache.kind(path) == registry.LOG:
-            version = cache.read(path).trtexec.version
+            version = cache.read_as(path, LogRecord).trtexec.version
             if version:
                 return version
     return None

@@ -109,9 +109,8 @@ def _layout(desc: str, spatial: int) -> tuple[str, int]:
             return f"NHWC{width if width > 1 else ''}", width
     vectorized = _VECTORIZED_RE.search(desc)
     if vectorized:
-        width = _NUMBER_WORDS.get(vectorized.group(1).lower())
-        if width is None and vectorized.group(1).isdigit():
-            width = int(vectorized.group(1))
+        word = vectorized.group(1)
+        width = _NUMBER_WORDS.get(word.lower()) or (int(word) if word.isdigit() else 1)
         width = width or 1
         return (f"NC{width}DHW" if spatial == 3 else f"NC/{width}HW{width}"), width
     lower = desc.lower()

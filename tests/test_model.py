@@ -1,0 +1,280 @@
+"""The plan model on real files: one fact, one value, whatever the input kind or the view.
+
+These are the checks that would have caught the model's old inconsistencies: ONNX nodes lost when a
+plan came from a build log, a UTF-16 log refused by detection, and views computing the same figure
+two ways.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import trex
+from trex.formats import detect_kind
+from trex.formats.registry import InputCache
+from trex.html_report.payload import headline, layer_columns
+from trex.model.facts import engine_facts
+from trex.onnx_map import layer_nodes
+from trex.summary import model_summary
+
+MNIST_BUILD_LOG = "trt10.16-mnist-fp32/result-02.log"
+MNIST_LAYERS = "trt10.16-mnist-fp32/model-trained-exportLayerInfo.log"
+RESNET50 = "trt8.6-resnet50-int8/resnet50-int8.engine.graph.json"
+# Every text log among the real files (several JSON files are named .log or .txt: not these).
+LOGS = ["trt10.16-mnist-fp32/result-02.log", "trt10.16-mnist-fp32/result-05.log",
+        "trt10.16-multiprofile-oneline/log-main.py.log", "trt8.2-levit-fp32-names-only/result-FP32.txt",
+        "trt8.6-mobilenetv2-int8-build/mobilenetV2.onnx.engine.build.log",
+        "trt8.6-resnet50-int8/resnet50-int8.engine.profile.log"]
+PROFILED = ["a100-resnet18-fp16", "a100-resnet18-qat", "trex-mobilenet-qat", "trt8.6-resnet50-int8",
+            "trt10.4-alexnet-fp16", "trt8.2-levit-fp32-names-only", "torchtrt-alexnet-fp16",
+            "trt10.16-mnist-fp32"]
+
+
+def _quiet(factory):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return factory()
+
+
+# ------------------------------------------------------------------ ONNX nodes, whatever the reader
+def test_build_log_plan_keeps_its_onnx_nodes(engines):
+    """The layers of a verbose build log name their ONNX nodes: Myelin layers from the log's
+    'ForeignNode ... metadata:' lines, the others from the parsed nodes their names are made of."""
+    path = engines / MNIST_BUILD_LOG
+    text = path.read_text()
+    parsed = set(re.findall(r"Parsing node: (\S+) \[", text))
+    foreign = {m[0]: re.findall(r"\[ONNX Layer: ([^\]]+)\]", m[1])
+               for m in re.findall(r"ForeignNode (\{ForeignNode\[.*?\]\}) metadata: (.*)", text)}
+    plan = _quiet(lambda: trex.EnginePlan(path))
+    assert len(plan.layers) == 6
+    for layer in plan.layers:
+        if layer.name in foreign:
+            assert layer.onnx_nodes == foreign[layer.name]
+        elif layer.name.startswith("Reformatting CopyNode"):
+            assert layer.onnx_nodes == []
+        else:
+            assert layer.onnx_nodes == [p for p in layer.name.split(" + ") if p in parsed]
+    assert {n for layer in plan.layers for n in layer.onnx_nodes} == parsed  # all 12 nodes
+    assert len(parsed) == 12
+    # Every view reads the same lists: the DataFrame, the ONNX map and the report's columns.
+    expected = [layer.onnx_nodes for layer in plan.layers]
+    assert plan.df["Metadata"].tolist() == expected
+    assert layer_nodes(plan)["onnx_nodes"].tolist() == expected
+    assert layer_columns(plan)["onnx"] == expected
+    assert engine_facts(plan).onnx_metadata
+
+
+def _dump_value(value) -> str:
+    if isinstance(value, dict):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ",".join(str(v) for v in value) + "]"
+    return str(value)
+
+
+def layer_dump_text(doc: dict) -> str:
+    """A layer JSON written as the one-line text form ``--dumpLayerInfo`` prints in logs."""
+    lines = ["[07/07/2026-02:11:40] [I] Layers:"]
+    for layer in doc["Layers"]:
+        fields = []
+        for key, value in layer.items():
+            if key in ("Inputs", "Outputs"):
+                tensors = ", ".join("{ " + ", ".join(f"{k}: {_dump_value(v)}" for k, v in t.items())
+                                    + " }" for t in value)
+                fields.append(f"{key}: [ {tensors}]")
+            elif key == "Metadata" and isinstance(value, list):
+                fields.append("Metadata: " + "\x1e".join(f"[ONNX Layer: {n}]" for n in value))
+            else:
+                fields.append(f"{key}: {_dump_value(value)}")
+        lines.append(", ".join(fields))
+    lines.append("")
+    lines.append("Bindings:")
+    lines.extend(doc["Bindings"])
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("source", [MNIST_LAYERS, RESNET50])
+def test_json_and_text_dump_of_one_engine_agree(engines, tmp_path, source):
+    """The same engine read from its layer JSON and from the one-line text dump of that JSON."""
+    doc = json.loads((engines / source).read_text(), strict=False)
+    dump = tmp_path / "engine.log"
+    dump.write_text(layer_dump_text(copy.deepcopy(doc)))
+    assert detect_kind(dump) == "log"
+    from_json = _quiet(lambda: trex.EnginePlan(engines / source))
+    from_dump = _quiet(lambda: trex.EnginePlan(dump))
+    assert [layer.onnx_nodes for layer in from_dump.layers] == \
+        [layer.onnx_nodes for layer in from_json.layers]
+    assert any(layer.onnx_nodes for layer in from_json.layers)
+    for column in ("Name", "type", "precision", "tactic", "total_io_size_bytes", "weights_size"):
+        assert from_dump.df[column].tolist() == from_json.df[column].tolist(), column
+    a, b = engine_facts(from_json).as_dict(), engine_facts(from_dump).as_dict()
+    a.pop("name"), b.pop("name")
+    assert a == b
+
+
+# ------------------------------------------------------------------ one decoder for every reader
+@pytest.mark.parametrize("log", LOGS)
+def test_utf16_copy_of_every_real_log_reads_like_the_original(engines, tmp_path, log):
+    original = engines / log
+    copy_ = tmp_path / original.name
+    copy_.write_bytes(original.read_text().replace("\n", "\r\n").encode("utf-16"))
+    assert detect_kind(copy_) == detect_kind(original) == "log"
+    first, second = InputCache().read(original), InputCache().read(copy_)
+    assert second.trtexec.metadata.sections == first.trtexec.metadata.sections
+    assert [len(r.records) for r in second.trtexec.profile_runs] == \
+        [len(r.records) for r in first.trtexec.profile_runs]
+    assert (second.layer_info is None) == (first.layer_info is None)
+    if first.layer_info is not None:
+        assert second.layer_info.layers == first.layer_info.layers
+    assert (second.build is None) == (first.build is None)
+    if first.build is not None:
+        assert len(second.build.tactics) == len(first.build.tactics)
+        assert len(second.build.memory) == len(first.build.memory)
+    try:
+        plan = _quiet(lambda: trex.EnginePlan(original))
+    except trex.InputError:
+        return  # a log with options only is metadata, not a plan (checked by the reader above)
+    again = _quiet(lambda: trex.EnginePlan(copy_))
+    assert again.df.drop(columns="Metadata").equals(plan.df.drop(columns="Metadata"))
+    assert engine_facts(again).as_dict() | {"name": ""} == engine_facts(plan).as_dict() | {"name": ""}
+
+
+def test_a_plan_reads_each_file_once(engines, monkeypatch):
+    """Discovery and loading share the reads: a verbose build log is parsed once per plan."""
+    from trex.formats import log as log_reader
+
+    calls = []
+    original = log_reader.parse
+    monkeypatch.setattr(log_reader, "parse", lambda *a, **k: calls.append(a[1]) or original(*a, **k))
+    _quiet(lambda: trex.EnginePlan.from_path(engines / "trt8.6-mobilenetv2-int8-build"))
+    assert len(calls) == 1
+
+
+# ------------------------------------------------------------------ one fact, every view
+def _cli_json(*args: str):
+    out = subprocess.run([sys.executable, "-m", "trex.cli", *args, "-f", "json"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+FACTS = ("average_time_ms", "gpu_compute_median_ms", "latency_median_ms", "throughput_qps",
+         "batch_size", "weights_bytes", "activations_bytes", "activation_footprint_bytes",
+         "precision_mix", "layers")
+
+
+def test_same_facts_through_summary_compare_and_report(engines):
+    paths = [str(engines / name) for name in PROFILED]
+    summaries = _cli_json("summary", *paths)
+    compared = _cli_json("compare", *paths)["engines"]
+    for path, cli_summary, cli_compare in zip(paths, summaries, compared):
+        plan = _quiet(lambda path=path: trex.EnginePlan.from_path(path))
+        facts = engine_facts(plan)
+        header = headline(plan)
+        python = model_summary(plan)
+        for key in FACTS:
+            fact = getattr(facts, "latency_ms" if key == "average_time_ms" else key)
+            if key == "average_time_ms" and fact is not None:
+                fact = round(fact, 6)
+            assert python[key] == header[key] == cli_summary[key] == fact, (path, key)
+            compare_key = "latency_ms" if key == "average_time_ms" else key
+            value = cli_compare[compare_key]
+            assert (value is None and fact is None) or value == pytest.approx(fact), (path, key)
+
+
+def test_unknown_is_not_zero(engines):
+    """No per-layer profile: latency is missing (None in JSON, a dash in text), never 0."""
+    plan = _quiet(lambda: trex.EnginePlan.from_path(engines / "torchtrt-alexnet-fp16"))
+    assert plan.has_profile  # a Chrome trace
+    plan = _quiet(lambda: trex.EnginePlan(engines / MNIST_LAYERS))
+    assert not plan.has_profile and math.isnan(plan.total_runtime)
+    facts = engine_facts(plan)
+    assert facts.latency_ms is None and facts.throughput_qps is None
+    assert trex.summary_dict(plan)["Average time"] == "–"
+    log_plan = _quiet(lambda: trex.EnginePlan(engines / MNIST_BUILD_LOG))
+    assert engine_facts(log_plan).weights_bytes is None  # a build log lists no weights
+    assert trex.summary_dict(log_plan)["Weights"] == "–"
+
+
+# ------------------------------------------------------------------ in-place concatenation
+def _split_into_slices(doc: dict, index: int, same_shape: bool) -> dict:
+    """Replace layer ``index`` by two layers writing the two halves (channels) of its output."""
+    layers = doc["Layers"]
+    layer = layers[index]
+    first, second = copy.deepcopy(layer), copy.deepcopy(layer)
+    first["Name"], second["Name"] = layer["Name"] + " (a)", layer["Name"] + " (b)"
+    for part in (first, second):
+        dims = part["Outputs"][0]["Dimensions"]
+        if not same_shape:
+            dims[1] //= 2
+    layers[index:index + 1] = [first, second]
+    return doc
+
+
+def test_in_place_concatenation_is_not_a_conflict(engines, tmp_path):
+    source = json.loads((engines / RESNET50).read_text(), strict=False)
+    index = next(i for i, layer in enumerate(source["Layers"])
+                 if layer.get("ParameterType") == "Convolution" and i > 2)
+    written = source["Layers"][index]["Outputs"][0]["Name"]
+    path = tmp_path / "concat.graph.json"
+    path.write_text(json.dumps(_split_into_slices(copy.deepcopy(source), index, False)))
+    plan = _quiet(lambda: trex.EnginePlan(path))
+    assert len(plan.producers[written]) == 2
+    assert not any("more than one layer" in w for w in plan.warnings)
+    # Two writers of the whole tensor are a real conflict.
+    path.write_text(json.dumps(_split_into_slices(copy.deepcopy(source), index, True)))
+    plan = _quiet(lambda: trex.EnginePlan(path))
+    assert any(f"written by more than one layer, and not as disjoint slices of an in-place "
+               f"concatenation: {written!r}" in w for w in plan.warnings)
+
+
+def test_explicitly_named_file_is_never_replaced(engines, tmp_path):
+    """An empty or truncated layer file named by the user is an error, not a sibling's stand-in."""
+    folder = tmp_path / "engine"
+    folder.mkdir()
+    for f in (engines / "a100-resnet18-qat").iterdir():
+        (folder / f.name).write_bytes(f.read_bytes())
+    graph = next(folder.glob("*.graph.json"))
+    graph.write_text("")
+    with pytest.raises(trex.InputError, match=r"graph\.json: not a TensorRT export .* the file is empty"):
+        trex.EnginePlan.from_path(graph)
+    graph.write_text('{"Layers": [{"Name": "a", ')
+    with pytest.raises(trex.InputError, match=r"graph\.json: invalid JSON"):
+        trex.EnginePlan.from_path(graph)
+
+
+def test_subplan_and_plan_share_one_graph_structure(engines):
+    from trex.graph import beam
+    from trex.model import LayerGraph, PlanLike
+
+    plan = _quiet(lambda: trex.EnginePlan.from_path(engines / "a100-resnet18-qat"))
+    sub = beam(plan, plan.layers[5].name, 1)
+    assert isinstance(plan, LayerGraph) and isinstance(sub, LayerGraph)
+    assert isinstance(sub, PlanLike) and isinstance(plan, PlanLike)
+    inputs, outputs = sub.get_bindings()
+    produced = {t.name for layer in sub.all_layers for t in layer.outputs}  # constants included
+    assert {t.name for t in inputs} == {t.name for layer in sub.layers for t in layer.inputs
+                                        if t.name not in produced}
+    assert len(inputs) == 1 and {t.name for t in outputs} <= produced
+    assert sub.stream_count == plan.stream_count == 1
+
+
+def test_trex_module_names_are_aliases():
+    from trex.activations import Activation
+    from trex.engine_plan import EnginePlan, summary_dict
+    from trex.layer import Layer
+
+    assert EnginePlan is trex.EnginePlan and summary_dict is trex.summary_dict
+    assert Activation is trex.Activation and Layer is trex.Layer
+    for name in ("engine_plan", "activations", "layer", "misc", "df_preprocessing", "colors",
+                 "graphing", "compare_engines"):
+        text = (Path(trex.__file__).parent / f"{name}.py").read_text()
+        assert text.startswith('"""Alias of') or text.startswith('"""TREx\'s module name'), name
