@@ -278,3 +278,35 @@ def test_trex_module_names_are_aliases():
                  "graphing", "compare_engines"):
         text = (Path(trex.__file__).parent / f"{name}.py").read_text()
         assert text.startswith('"""Alias of') or text.startswith('"""TREx\'s module name'), name
+
+
+def test_implausible_numbers_become_missing_with_a_warning(engines, tmp_path):
+    """The model sanitises once: absurd times and dimensions are missing values, named in warnings."""
+    folder = tmp_path / "engine"
+    folder.mkdir()
+    source = engines / "trex-mobilenet-qat"
+    for f in source.iterdir():
+        (folder / f.name).write_bytes(f.read_bytes())
+    prefix = folder / "mobilenet.qat.onnx.engine"
+    profile = json.loads(Path(f"{prefix}.profile.json").read_text())
+    profile[2]["averageMs"], profile[3]["timeMs"], profile[4]["percentage"] = 1e308, -5, 1e9
+    Path(f"{prefix}.profile.json").write_text(json.dumps(profile))
+    times = json.loads(Path(f"{prefix}.timing.json").read_text())
+    times[5]["latencyMs"] = 1e308
+    Path(f"{prefix}.timing.json").write_text(json.dumps(times))
+    graph = json.loads(Path(f"{prefix}.graph.json").read_text())
+    graph["Layers"][1]["Inputs"][0]["Dimensions"][2] = 10**30
+    Path(f"{prefix}.graph.json").write_text(json.dumps(graph))
+    plan = _quiet(lambda: trex.EnginePlan.from_path(folder))
+    first_conv = graph["Layers"][1]["Name"]
+    assert math.isnan(plan.df["latency.avg_time"].iloc[1]) and plan.df["latency.avg_time"].iloc[0] > 0
+    assert math.isfinite(plan.total_runtime) and plan.total_runtime < 1
+    assert math.isnan(plan.timings["latencyMs"].iloc[5]) and plan.timings["latencyMs"].notna().sum() \
+        == len(times) - 1
+    assert plan.layers[1].inputs[0].shape == [1, 3, -1, 224]
+    text = "\n".join(plan.warnings)
+    assert "profile.json: 3 profile values are not plausible" in text
+    assert f"{first_conv!r} averageMs=1e+308" in text
+    assert "timing.json: per-iteration times that are not plausible" in text
+    assert "latencyMs (first in record 5: 1e+308, 1 in all)" in text
+    assert "graph.json: 1 tensors have a dimension that is not a size" in text

@@ -22,6 +22,7 @@ _KEYS = re.compile(r'"Layers"\s*:|"I/O Tensors"\s*:|"LayerType"\s*:')
 _ONNX_RE = re.compile(r"^\[ONNX Layer: (.*)\]$", re.DOTALL)
 _ONNX_SPLIT_RE = re.compile(r"[\x1e\x1f]|(?<=\])(?=\[ONNX Layer: )")
 _TENSOR_KEYS = ("Name", "Dimensions", "Format/Datatype")
+MAX_DIMENSION = 1 << 48  # no tensor dimension is larger; beyond this a file is corrupt
 
 
 def match(head: Head) -> bool:
@@ -103,6 +104,7 @@ def normalise(
     layers: list[dict[str, Any]] = []
     warnings: list[str] = []
     skipped = 0
+    odd_dims: list[str] = []  # layers with a dimension that is not a plausible size
     for raw in raw_layers:
         if isinstance(raw, str):
             raw = {"Name": raw, "LayerType": "Unknown"}
@@ -116,7 +118,8 @@ def normalise(
             tensors = layer.get(key)
             if not isinstance(tensors, list):
                 tensors = []
-            layer[key] = [normalise_tensor(t) for t in tensors if isinstance(t, dict)]
+            layer[key] = [normalise_tensor(t, odd_dims, layer["Name"]) for t in tensors
+                          if isinstance(t, dict)]
         if "Metadata" in layer:
             layer["Metadata"] = onnx_nodes(layer["Metadata"])
         if "weights" in layer and "Weights" not in layer and isinstance(layer["weights"], dict):
@@ -124,12 +127,21 @@ def normalise(
         layers.append(layer)
     if skipped:
         warnings.append(f"{skipped} layer entries were not objects with a Name and were skipped")
+    if odd_dims:
+        shown = ", ".join(repr(n[:80]) for n in list(dict.fromkeys(odd_dims))[:3])
+        warnings.append(f"{source}: {len(odd_dims)} tensors have a dimension that is not a size "
+                        f"(below -1, above 2**48 or not a number), treated as dynamic (-1): "
+                        f"layers {shown}")
     bindings = [clean_name(b) for b in bindings]
     return LayerInfo(layers, bindings, True, list(io_tensors or []), source, warnings)
 
 
-def normalise_tensor(tensor: dict[str, Any]) -> dict[str, Any]:
-    """Give a tensor dict ``Name``, ``Dimensions`` and one ``Format/Datatype`` string."""
+def normalise_tensor(tensor: dict[str, Any], odd: list[str] | None = None, layer: str = ""
+                     ) -> dict[str, Any]:
+    """Give a tensor dict ``Name``, ``Dimensions`` and one ``Format/Datatype`` string.
+
+    A dimension that is not a size (below -1, beyond 2**48, not a number) becomes -1 (dynamic) and
+    the layer's name is appended to ``odd``."""
     out = tensor  # normalised in place
     name = out.get("Name", "")
     out["Name"] = clean_name(name if isinstance(name, str) else str(name))
@@ -137,8 +149,12 @@ def normalise_tensor(tensor: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(dims, list):
         lower = out.get("dimensions")
         dims = lower if isinstance(lower, list) else []
-    if not all(type(d) is int for d in dims):
-        dims = [d if isinstance(d, int) else _to_int(d) for d in dims]
+    if not all(type(d) is int and -1 <= d <= MAX_DIMENSION for d in dims):
+        clean = [_to_int(d) for d in dims]
+        clean = [d if -1 <= d <= MAX_DIMENSION else -1 for d in clean]
+        if odd is not None and clean != dims:
+            odd.append(layer)
+        dims = clean
     out["Dimensions"] = dims
     if "Format/Datatype" not in out:
         # TensorRT 11 splits the key: DataType (or Datatype) and Format.
@@ -174,6 +190,8 @@ def clean_name(name: str) -> str:
 
 
 def _to_int(value: Any) -> int:
+    if isinstance(value, bool):
+        return -1
     try:
         return int(value)
     except (TypeError, ValueError, OverflowError):  # None, "abc", NaN, inf

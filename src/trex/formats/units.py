@@ -15,6 +15,8 @@ NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf(?:init
 NUMBER_UNIT = re.compile(rf"(?<![A-Za-z_])(?P<num>{NUMBER})\s*(?P<unit>[A-Za-zµ]+)?")
 _LEADING = re.compile(r"\s*(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|-?\.\d+)")
 
+PLAUSIBLE_MS = 1e12  # no time a TensorRT tool measures is longer (31 years); beyond is corruption
+
 TO_MS = {"ms": 1.0, "s": 1e3, "sec": 1e3, "us": 1e-3, "µs": 1e-3, "ns": 1e-6}
 TO_S = {"s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 TO_GHZ = {"ghz": 1.0, "mhz": 1e-3, "khz": 1e-6, "hz": 1e-9}

@@ -152,7 +152,7 @@ class EnginePlan(LayerGraph):
         if run_index is None and len(profile.runs) > 1:
             self._warn(f"{os.fspath(path)} holds {len(profile.runs)} profiling runs; using the "
                        f"first (choose with profile_run=0..{len(profile.runs) - 1})")
-        run = profile.runs[index]
+        run = validation.plausible_profile(profile.runs[index], self._warn)
         self.profile_count = run.count
         self._raw_perf = [
             {"name": r.name, "timeMs": r.time_ms, "averageMs": r.avg_ms, "medianMs": r.median_ms,
@@ -192,6 +192,7 @@ class EnginePlan(LayerGraph):
             timings = loader.timings(path, cache)
             index = loader.pick_run(path, len(timings.runs), run_index)
             frame = pd.DataFrame.from_records(timings.runs[index])
+            self._warn_all(validation.plausible_times(frame, os.fspath(path)))
         return frame
 
     def _read_metadata(self, inputs: loader.PlanInputs, cache: InputCache) -> None:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 
+import numpy as np
+import pandas as pd
+
+from ..formats.records import ProfileRecord, ProfileRun
+from ..formats.units import PLAUSIBLE_MS
 from .graph import LayerGraph
 from .layer import Layer
 from .tensors import Activation
@@ -159,6 +165,53 @@ def check_latency_sum(layer_sum_ms: float, measured_ms: float | None, streams: i
         return [f"sum of layer times {layer_sum_ms:.4f} ms is {ratio:.2f}x the measured GPU "
                 f"compute time {measured_ms:.4f} ms ({why})"]
     return []
+
+
+def plausible_profile(run: ProfileRun, warn: Callable[[str], None]) -> ProfileRun:
+    """The run with every time that is not plausible (NaN, infinite, negative or beyond
+    :data:`PLAUSIBLE_MS`) made missing (NaN), and one warning naming the file, layers and fields."""
+    bad: list[str] = []
+
+    def ok(value: float | None, what: str, name: str) -> float | None:
+        if value is None or (math.isfinite(value) and 0 <= value <= PLAUSIBLE_MS):
+            return value
+        if not math.isnan(value):
+            bad.append(f"{name!r} {what}={value:g}")
+        return math.nan
+
+    records = []
+    for r in run.records:
+        time_ms = ok(r.time_ms, "timeMs", r.name)
+        avg_ms = ok(r.avg_ms, "averageMs", r.name)
+        median = ok(r.median_ms, "medianMs", r.name)
+        pct = r.percentage
+        if pct is not None and not (math.isfinite(pct) and -1e-6 <= pct <= 100 + 1e-6):
+            bad.append(f"{r.name!r} percentage={pct:g}")
+            pct = math.nan
+        records.append(ProfileRecord(r.name, math.nan if time_ms is None else time_ms,
+                                     math.nan if avg_ms is None else avg_ms, median, pct))
+    if bad:
+        warn(f"{run.source}: {len(bad)} profile values are not plausible (negative, infinite or "
+             f"beyond {PLAUSIBLE_MS:g} ms) and count as missing: {', '.join(bad[:SAMPLES])}"
+             + (", ..." if len(bad) > SAMPLES else ""))
+    return ProfileRun(records, run.count, run.source)
+
+
+def plausible_times(frame: pd.DataFrame, source: str) -> list[str]:
+    """Make per-iteration times that are not plausible missing (in place); say where they were."""
+    bad: list[str] = []
+    for column in frame.columns:
+        values = frame[column].to_numpy(dtype="float64", copy=False)
+        wrong = ~np.isfinite(values) | (np.abs(values) > PLAUSIBLE_MS)
+        if wrong.any():
+            first = int(np.flatnonzero(wrong)[0])
+            bad.append(f"{column} (first in record {first}: {values[first]:g}, "
+                       f"{int(wrong.sum())} in all)")
+            frame.loc[wrong, column] = math.nan
+    if not bad:
+        return []
+    return [f"{source}: per-iteration times that are not plausible (infinite or beyond "
+            f"{PLAUSIBLE_MS:g} ms) count as missing: {'; '.join(bad[:SAMPLES])}"]
 
 
 def duplicated_names(names: list[str]) -> list[str]:
