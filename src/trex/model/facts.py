@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..formats.units import PLAUSIBLE_MS, finite
+
 if TYPE_CHECKING:
     from .plan import EnginePlan
 
@@ -40,10 +42,11 @@ class Measured:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A finite, plausible figure (a number, not a string), else None."""
+    if not isinstance(value, (int, float)):
         return None
-    number = float(value)
-    return number if math.isfinite(number) else None
+    number = finite(value)
+    return number if number is not None and abs(number) <= PLAUSIBLE_MS else None
 
 
 def _median(summary: dict[str, Any], key: str) -> float | None:
