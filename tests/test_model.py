@@ -310,3 +310,32 @@ def test_implausible_numbers_become_missing_with_a_warning(engines, tmp_path):
     assert "timing.json: per-iteration times that are not plausible" in text
     assert "latencyMs (first in record 5: 1e+308, 1 in all)" in text
     assert "graph.json: 1 tensors have a dimension that is not a size" in text
+
+
+def test_dla_engine_layers_are_recognised(tmp_path):
+    """A DLA engine's profile (names as trtexec prints them for a DLA build; no real DLA export is
+    in the shared files): copies to/from the DLA's memory, their waits, and the DLA subgraph."""
+    rows = [("images to nvm", 33.99), ("{ForeignNode[Conv_0...Concat_198]}", 3.38),
+            ("head_3 from nvm", 3069.55), ("images copy finish", 0.67),
+            ("head_3 copy finish", 1.17), ("head_2 from nvm", 2.88)]
+    total = sum(t for _, t in rows)
+    profile = [{"count": 399}] + [{"name": n, "timeMs": t, "averageMs": t / 399,
+                                   "percentage": 100 * t / total} for n, t in rows]
+    path = tmp_path / "yolo.dla.profile.json"
+    path.write_text(json.dumps(profile))
+    plan = _quiet(lambda: trex.EnginePlan(path))
+    assert plan.dla
+    assert plan.df["type"].tolist() == ["DLACopy", "DLA", "DLACopy", "DLASync", "DLASync",
+                                        "DLACopy"]
+    # The same names in a GPU engine (no DLA copies) stay a Myelin region.
+    path.write_text(json.dumps([{"count": 1}, {"name": rows[1][0], "timeMs": 1.0,
+                                               "averageMs": 1.0, "percentage": 100.0}]))
+    gpu = _quiet(lambda: trex.EnginePlan(path))
+    assert not gpu.dla and gpu.df["type"].tolist() == ["Myelin"]
+
+
+def test_trt7_reformatter_names_are_reformats(engines):
+    plan = _quiet(lambda: trex.EnginePlan.from_path(engines / "trt7-googlenet-int8-concatenated"))
+    reformats = plan.df[plan.df["type"] == "Reformat"]["Name"].tolist()
+    assert reformats and all(" reformatter " in name for name in reformats)
+    assert "conv1/7x7_s2 + conv1/relu_7x7 + pool1/3x3_s2 input reformatter 0" in reformats

@@ -62,6 +62,9 @@ layer_colormap: defaultdict[str, str] = defaultdict(lambda: UNKNOWN_KEY_COLOR, {
     "SoftMax": "#DA70D6",  # Orchid
     "TopK": "#DDA0DD",  # Plum
     "Myelin": "#B39C4D",  # Satin Sheen Gold
+    "DLA": "#8B008B",  # DarkMagenta: a subgraph on the Deep Learning Accelerator
+    "DLACopy": "#DDA0DD",  # Plum: copies to and from the DLA's memory (where DLA time lands)
+    "DLASync": "#F5F5DC",  # Beige
     "kgen": "#B39C4D",
     "shape_call": "#D3D3D3",  # LightGray
     "NonZero": "#98FB98",  # PaleGreen

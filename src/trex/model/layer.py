@@ -105,13 +105,35 @@ def layer_type(raw: dict[str, Any]) -> str:
     return ptype
 
 
+DLA_SUFFIXES = {" to nvm": "DLACopy", " from nvm": "DLACopy", " copy finish": "DLASync"}
+
+
 def _type_from_name(name: str) -> str:
-    """Names-only exports: recognise the two kinds TensorRT names by convention."""
-    if name.startswith("Reformatting CopyNode"):
+    """Names-only exports: recognise the kinds TensorRT names by convention.
+
+    DLA engines copy tensors to and from the DLA's memory (``X to nvm``, ``X from nvm``) and wait
+    for them (``X copy finish``); their ``{...}`` subgraph runs on the DLA (see :func:`mark_dla`).
+    """
+    if name.startswith("Reformatting CopyNode") or " reformatter " in name:
         return "Reformat"
+    for suffix, kind in DLA_SUFFIXES.items():
+        if name.endswith(suffix):
+            return kind
     if name.startswith("{ForeignNode["):
         return "Myelin"
     return "Unknown"
+
+
+def mark_dla(layers: list[Layer]) -> bool:
+    """In an engine with DLA copies, the ``{...}`` subgraphs are DLA loadables, not Myelin
+    regions: type them ``DLA``. Returns True for a DLA engine."""
+    if not any(layer.type in ("DLACopy", "DLASync") for layer in layers):
+        return False
+    for layer in layers:
+        if layer.name.startswith("{") and layer.name.endswith("}") and \
+                layer.type in ("Myelin", "Unknown"):
+            layer.type = "DLA"
+    return True
 
 
 def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:

@@ -28,7 +28,7 @@ from . import loader, validation
 from .dataframe import layers_dataframe
 from .facts import Measured, summary_text
 from .graph import LayerGraph, infer_bindings
-from .layer import Layer, fold_no_ops
+from .layer import Layer, fold_no_ops, mark_dla
 from .profiles import profile_of_name, select_profile, strip_profile
 from .tensors import IOTensor, io_tensors
 
@@ -135,6 +135,7 @@ class EnginePlan(LayerGraph):
         self._raw_layer_names = {raw["Name"] for raw in raw_layers}
         bindings = _bindings_for_profile(info.bindings, self.profile_id)
         layers = [Layer(raw) for raw in raw_layers]
+        self.dla = mark_dla(layers)
         if not bindings:
             bindings = infer_bindings(layers)
             if self.detailed and bindings:
