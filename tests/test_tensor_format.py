@@ -20,9 +20,10 @@ from trex.model.tensor_format import parse_format, tensor_size_bytes
     ("Row major linear Int64 format", "INT64", 64, "Int64 NCHW"),
     ("Row major linear BOOL", "Bool", 8, "Bool"),
     ("Row major linear UInt8 format", "UINT8", 8, "UInt8 NCHW"),
-    ("Half", "FP16", 16, "Half"),
-    ("Float", "FP32", 32, "Float"),
-    ("BFloat16", "BF16", 16, "BFloat16"),
+    # Bare data types (Myelin tensors) are spelled as in the layout forms: one vocabulary.
+    ("Half", "FP16", 16, "FP16"),
+    ("Float", "FP32", 32, "FP32"),
+    ("BFloat16", "BF16", 16, "BF16"),
     ("Int4", "INT4", 4, "Int4"),
     ("FP4", "FP4", 4, "FP4"),
     ("Bool", "Bool", 8, "Bool"),
@@ -51,3 +52,16 @@ def test_vectorised_padding_and_dynamic_dims():
     assert tensor_size_bytes([3, 5], parse_format("FP4")) == 8  # 15 half-bytes, rounded up
     assert tensor_size_bytes([], parse_format("Float")) == 4  # a scalar
     assert tensor_size_bytes([4], parse_format("Unknown format")) == 0
+
+
+def test_channels_last_image_input_is_nhwc():
+    """A TensorFlow model's [1, 224, 224, 3] row-major input is NHWC; TREx called it NCHW."""
+    from trex.model.tensors import Activation
+
+    fmt = "Row major linear FP32 format"
+    tf_input = Activation({"Name": "x", "Dimensions": [1, 224, 224, 3], "Format/Datatype": fmt})
+    assert (tf_input.format, tf_input.size_bytes) == ("FP32 NHWC", 224 * 224 * 3 * 4)
+    torch_input = Activation({"Name": "x", "Dimensions": [1, 3, 224, 224], "Format/Datatype": fmt})
+    assert torch_input.format == "FP32 NCHW"
+    feature_map = Activation({"Name": "x", "Dimensions": [1, 64, 56, 56], "Format/Datatype": fmt})
+    assert feature_map.format == "FP32 NCHW"

@@ -92,14 +92,21 @@ def stream_id(value: Any) -> int:
     return 0
 
 
+# The logical kind an implementation's LayerType names (``CaskConvolution``, ``PointWiseV2``,
+# ``TiledPooling``): what JSON exports put in ParameterType, which logs do not print.
+_KINDS = ("Deconvolution", "ConvActPool", "Convolution", "Pooling", "SoftMax", "PointWise",
+          "Reformat", "Normalization", "Reduce")
+
+
 def layer_type(raw: dict[str, Any]) -> str:
-    """TREx's ``type``: the ParameterType, else the LayerType (Deconvolution told apart)."""
+    """TREx's ``type``: the ParameterType, else the kind the LayerType names (Deconvolution told
+    apart), so that a layer read from a log has the type the JSON export gives it."""
     ptype = raw.get("ParameterType")
     ltype = str(raw.get("LayerType", "Unknown"))
     if not ptype or not isinstance(ptype, str):  # absent, or not a type name (a corrupt file)
         if ltype == "Unknown":
             return _type_from_name(raw.get("Name", ""))
-        return ltype
+        return next((kind for kind in _KINDS if kind in ltype), ltype)
     if ptype == "Convolution" and "Deconvolution" in ltype:
         return "Deconvolution"
     return ptype

@@ -82,8 +82,9 @@ def parse_format(text: str) -> TensorFormat:
     spatial = 3 if "3 spatial" in desc else 2
     layout, vector = _layout(desc, spatial)
     if not layout:
-        # A bare data type (Myelin/kgen tensors): TREx shows the type name itself.
-        short = desc if match and match.group(0) == desc else (dshort if match else "Unknown format")
+        # A bare data type (Myelin/kgen tensors): the same spelling as in the layout forms
+        # ("Half" is shown FP16, as an FP16 NCHW tensor's type is).
+        short = dshort if match else "Unknown format"
     elif precision == "Bool" and layout == "NCHW":
         short = "Bool"
     else:

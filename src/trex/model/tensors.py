@@ -8,7 +8,7 @@ min/opt/max shapes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .tensor_format import TensorFormat, parse_format, tensor_size_bytes
@@ -51,11 +51,19 @@ def format_and_size(text: str, shape: tuple[int, ...]) -> tuple[TensorFormat, in
     key = (text, shape)
     hit = _SIZES.get(key)
     if hit is None:
-        fmt = parse_format(text)
+        fmt = channels_last(parse_format(text), shape)
         hit = (fmt, tensor_size_bytes(list(shape), fmt))
         if len(_SIZES) < 65536:
             _SIZES[key] = hit
     return hit
+
+
+def channels_last(fmt: TensorFormat, shape: tuple[int, ...]) -> TensorFormat:
+    """A row-major 4-D tensor whose last dimension is a few channels and whose middle ones are an
+    image (``[1, 224, 224, 3]``, a TensorFlow model's input) is NHWC, not TREx's default NCHW."""
+    if fmt.layout != "NCHW" or len(shape) != 4 or not 0 < shape[3] <= 4 < min(shape[1], shape[2]):
+        return fmt
+    return replace(fmt, layout="NHWC", short=fmt.short.replace(" NCHW", " NHWC"))
 
 
 @dataclass(frozen=True)
