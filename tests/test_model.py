@@ -339,3 +339,19 @@ def test_trt7_reformatter_names_are_reformats(engines):
     reformats = plan.df[plan.df["type"] == "Reformat"]["Name"].tolist()
     assert reformats and all(" reformatter " in name for name in reformats)
     assert "conv1/7x7_s2 + conv1/relu_7x7 + pool1/3x3_s2 input reformatter 0" in reformats
+
+
+def test_latency_shares_mean_the_same_in_every_table(engines):
+    """``latency_pct`` is a share of the summed layer latency in the type, precision and tactic
+    tables alike, so each table adds up to 100 and to the plan's total latency."""
+    from trex.summary import latency_by_precision, latency_by_type, tactic_summary
+
+    plan = _quiet(lambda: trex.EnginePlan.from_path(engines / "trt10.4-alexnet-fp16"))
+    for table in (latency_by_type(plan), latency_by_precision(plan),
+                  tactic_summary(plan), tactic_summary(plan, group_tactics=True)):
+        assert list(table.columns[-3:]) == ["count", "latency_ms", "latency_pct"]
+        assert table["latency_pct"].sum() == pytest.approx(100.0)
+        assert table["latency_ms"].sum() == pytest.approx(plan.total_runtime)
+        assert table["count"].sum() == len(plan.df)
+    unprofiled = _quiet(lambda: trex.EnginePlan(engines / MNIST_LAYERS))
+    assert latency_by_type(unprofiled)["latency_pct"].isna().all()

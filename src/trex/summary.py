@@ -62,7 +62,7 @@ def _grouped(plan: EnginePlan, column: str) -> pd.DataFrame:
         .reset_index()
     )
     total = out["latency_ms"].sum()
-    out["latency_pct"] = 100.0 * out["latency_ms"] / total if total else 0.0
+    out["latency_pct"] = 100.0 * out["latency_ms"] / total if total > 0 else float("nan")
     return out.sort_values(["latency_ms", "count"], ascending=False, ignore_index=True)
 
 
@@ -90,21 +90,24 @@ def tactic_summary(
     group_tactics: bool = False,
     sort_key: Literal["count", "latency", "id"] = "count",
 ) -> pd.DataFrame:
-    """TREx's tactic summary: mean latency % per tactic, or count and total % per tactic family.
+    """Per tactic (kernel): layer count, summed latency (ms) and share of the total (%).
 
-    With ``group_tactics`` the ``_0x...`` hash that tells individual kernels apart is removed.
+    ``latency_pct`` is the tactic's share of the summed layer latency, as in every other trex
+    table. With ``group_tactics`` the ``_0x...`` hash that tells individual kernels apart is
+    removed, so kernel families are counted together.
+    ``sort_key``: ``count`` (most layers first), ``latency`` (slowest first) or ``id`` (engine
+    order).
     """
-    df = plan.df[["tactic", "latency.pct_time"]].copy()
+    df = plan.df[["tactic", "latency.avg_time"]].copy()
     df["tactic"] = df["tactic"].astype(str)
     if group_tactics:
         df["tactic"] = df["tactic"].str.replace(_TACTIC_HASH_RE, "", regex=True)
-        out = df.groupby("tactic", sort=False).agg(
-            latency_pct=("latency.pct_time", "sum"), count=("tactic", "size")).reset_index()
-        key = "count" if sort_key in ("count", "id") else "latency_pct"
-    else:
-        out = df.groupby("tactic", sort=False).agg(
-            latency_pct=("latency.pct_time", "mean"), count=("tactic", "size")).reset_index()
-        key = {"count": "latency_pct", "latency": "latency_pct", "id": None}[sort_key]
-    if key:
-        out = out.sort_values(key, ascending=False, ignore_index=True)
-    return out.rename(columns={"latency_pct": "latency %"})
+    out = df.groupby("tactic", sort=False).agg(
+        count=("tactic", "size"), latency_ms=("latency.avg_time", "sum")).reset_index()
+    total = out["latency_ms"].sum()
+    out["latency_pct"] = 100.0 * out["latency_ms"] / total if total > 0 else float("nan")
+    if sort_key == "count":
+        out = out.sort_values(["count", "latency_ms"], ascending=False, ignore_index=True)
+    elif sort_key == "latency":
+        out = out.sort_values(["latency_ms", "count"], ascending=False, ignore_index=True)
+    return out
