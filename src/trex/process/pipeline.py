@@ -13,11 +13,14 @@ from typing import Any
 from ..errors import InputError
 from .commands import (
     ProcessPaths,
+    TrtexecFlags,
     build_command,
     detect_version,
     flags_for,
     parse_version,
+    prepare_extra_args,
     profile_command,
+    profiling_state,
 )
 from .gpu import GpuConfigurator, GpuMonitor, GpuSettings
 from .runner import StepResult, TrtexecNotFound, find_trtexec, run_step
@@ -56,6 +59,8 @@ def process_engine(model: str | os.PathLike, outdir: str | os.PathLike,
 
     ``model`` is an ONNX model, or an engine file to profile and draw. Every step writes the
     files TREx users know under ``outdir`` (``X.engine``, ``X.build.log``, ``X.graph.json``, ...).
+    The trtexec version (asked once) decides the flags; for TensorRT 11 an option it no longer
+    takes (``--fp16``, ...) raises UnsupportedOption before trtexec runs.
     """
     if not (build or profile or draw):
         build = profile = draw = True
@@ -80,10 +85,14 @@ def process_engine(model: str | os.PathLike, outdir: str | os.PathLike,
                 result.notes.append(f"could not read the TensorRT version from `{exe} --help`; "
                                     "using the flags of the latest version")
     flags = flags_for(parse_version(result.version))
+    extra: list[str] = []
+    if build or profile:
+        extra, changed = prepare_extra_args(flags, extra_args, model)
+        result.notes += changed
     if build:
-        result.commands["build"] = build_command(exe, model, paths, flags, extra_args)
+        result.commands["build"] = build_command(exe, model, paths, flags, extra)
     if profile:
-        result.commands["profile"] = profile_command(exe, paths, flags, extra_args)
+        result.commands["profile"] = profile_command(exe, paths, flags, extra)
     if print_only:
         return result
     try:
@@ -96,6 +105,7 @@ def process_engine(model: str | os.PathLike, outdir: str | os.PathLike,
             raise InputError(model, "model not found")
         _run(result, "build", paths.build_log, on_line, env, event)
         result.written += [p for p in (paths.prefix, paths.graph, paths.build_log) if p.is_file()]
+        _tuning_notes(result, extra)
         result.written.append(write_build_metadata(paths.build_log, paths.build_metadata))
         event("metadata", {"path": paths.build_metadata})
     if profile:
@@ -106,7 +116,8 @@ def process_engine(model: str | os.PathLike, outdir: str | os.PathLike,
             if gpu is not None and gpu.active:
                 configurator = GpuConfigurator(gpu, nvml)
                 stack.callback(_gpu_notes, result, configurator, event)  # after the restore
-                stack.enter_context(configurator)
+                stack.callback(configurator.restore)  # registered before anything changes
+                configurator.apply()
             watcher = None
             if monitor:
                 watcher = stack.enter_context(GpuMonitor(gpu.device if gpu else 0,
@@ -120,7 +131,8 @@ def process_engine(model: str | os.PathLike, outdir: str | os.PathLike,
             event("monitor", result.monitor)
         result.written += [p for p in (paths.graph, paths.profile, paths.timings,
                                        paths.profile_log) if p.is_file()]
-        result.written.append(write_profile_metadata(paths.profile_log, paths.profile_metadata))
+        result.written.append(write_profile_metadata(paths.profile_log, paths.profile_metadata,
+                                                     flags, result.commands["profile"]))
         event("metadata", {"path": paths.profile_metadata})
     if draw:
         result.drawing = _draw(paths)
@@ -149,6 +161,14 @@ def _run(result: ProcessResult, step: str, log: Path, on_line, env, event: Event
     event("done", {"step": step, "seconds": done.seconds, "lines": done.lines, "log": log})
 
 
+def _tuning_notes(result: ProcessResult, extra: list[str]) -> None:
+    """Point at the build-route sweep's tuning cache when the build wrote one (TensorRT 11.1+)."""
+    cache = next((a.split("=", 1)[1] for a in extra if a.startswith("--tuningCacheFile=")), None)
+    if cache and Path(cache).is_file():
+        result.written.append(Path(cache))
+        result.notes.append(f"build-route sweep in {cache}: see `trex routes {cache}`")
+
+
 def _gpu_notes(result: ProcessResult, configurator: GpuConfigurator, event: Event) -> None:
     for note in configurator.notes:
         if note not in result.notes:
@@ -171,8 +191,15 @@ def write_build_metadata(log: str | os.PathLike, output: str | os.PathLike) -> P
     return _write_json(output, data)
 
 
-def write_profile_metadata(log: str | os.PathLike, output: str | os.PathLike) -> Path:
-    """TREx's ``X.profile.metadata.json`` (performance summary, inference options, device)."""
+def write_profile_metadata(log: str | os.PathLike, output: str | os.PathLike,
+                           flags: TrtexecFlags | None = None,
+                           command: list[str] | None = None) -> Path:
+    """TREx's ``X.profile.metadata.json`` (performance summary, inference options, device).
+
+    ``trex_profiling`` adds whether CUDA graphs, data transfers, spin-wait and a separate
+    profiling run were on (see ``commands.profiling_state``): they change what per-layer times
+    mean. Without ``flags``/``command`` they come from the log's version and command line.
+    """
     from ..formats.trtexec_log import read_trtexec_log
 
     parsed = read_trtexec_log(log)
@@ -180,7 +207,21 @@ def write_profile_metadata(log: str | os.PathLike, output: str | os.PathLike) ->
                                                             "inference_options",
                                                             "device_information")}
     data["tensorrt_version"] = parsed.version
+    if flags is None:
+        flags = flags_for(parse_version(parsed.version))
+    if command is None:
+        command = _split_command(parsed.command)
+    data["trex_profiling"] = profiling_state(flags, command, data["inference_options"])
     return _write_json(output, data)
+
+
+def _split_command(text: str | None) -> list[str]:
+    import shlex
+
+    try:
+        return shlex.split(text or "")
+    except ValueError:  # an unbalanced quote in a logged command line
+        return (text or "").split()
 
 
 def _write_json(output: str | os.PathLike, data: dict[str, Any]) -> Path:
