@@ -11,6 +11,7 @@ from typing import Any
 from ..process import pipeline
 from ..process.gpu import GpuSettings
 from ..process.runner import StepError, TrtexecNotFound, describe_line
+from ..process.signals import Terminated, terminate_on_signals
 
 
 class _PassThroughParser(argparse.ArgumentParser):
@@ -43,7 +44,11 @@ def _add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "file to profile or draw.",
         epilog="Extra trtexec arguments come after OUTDIR, without dashes as in TREx "
                "(fp16 shapes=input:1x3x224x224) or as trtexec spells them (--fp16 "
-               "--shapes=input:1x3x224x224); give values with '='.")
+               "--shapes=input:1x3x224x224); give values with '='. The trtexec version decides "
+               "the flags: TensorRT 11 networks are strongly typed, so precision shortcuts "
+               "(fp16, bf16, fp8, best, ...) are refused with what to do instead, and no "
+               "deprecated flag is sent. SIGTERM and SIGHUP stop trtexec and restore the GPU "
+               "settings like Ctrl-C (exit status 128+signal).")
     parser.add_argument("model", metavar="MODEL", help="ONNX model, or an engine for -p/-d")
     parser.add_argument("outdir", metavar="OUTDIR")
     parser.add_argument("trtexec_args", nargs="*", metavar="TRTEXEC_ARG",
@@ -152,12 +157,18 @@ def run(args: argparse.Namespace) -> int:
                       args.power_limit)
     progress = Progress(args.quiet)
     try:
-        result = pipeline.process_engine(
-            args.model, args.outdir, args.trtexec_args, build=args.build, profile=args.profile,
-            draw=args.draw, trtexec=args.trtexec, archive=args.archive,
-            print_only=args.print_only, gpu=gpu, monitor=args.monitor,
-            monitor_interval=args.monitor_interval, on_line=progress.line,
-            on_event=progress.event)
+        with terminate_on_signals():
+            result = pipeline.process_engine(
+                args.model, args.outdir, args.trtexec_args, build=args.build,
+                profile=args.profile, draw=args.draw, trtexec=args.trtexec, archive=args.archive,
+                print_only=args.print_only, gpu=gpu, monitor=args.monitor,
+                monitor_interval=args.monitor_interval, on_line=progress.line,
+                on_event=progress.event)
+    except Terminated as exc:
+        if progress.tty:
+            sys.stderr.write("\r" + " " * 110 + "\r")
+        print(f"trex process: {exc}: trtexec stopped, GPU settings restored", file=sys.stderr)
+        return exc.exit_code
     except TrtexecNotFound as exc:
         print(f"trex process: error: {exc}", file=sys.stderr)
         return 2

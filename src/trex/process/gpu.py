@@ -1,7 +1,9 @@
 """GPU clocks, power limit and monitoring through NVML (``nvidia-ml-py``, imported on first use).
 
-:class:`GpuConfigurator` locks clocks and sets a power limit for a ``with`` block and always
-restores them (errors and Ctrl-C included). Without permission it records the ``nvidia-smi``
+:class:`GpuConfigurator` locks clocks and sets a power limit for a ``with`` block (or between
+``apply()`` and ``restore()``) and always restores them: errors, Ctrl-C, and SIGTERM/SIGHUP under
+``signals.terminate_on_signals`` included; each change is recorded before it is made and the
+restore is never cut short by a signal. Without permission it records the ``nvidia-smi``
 commands that do the same in ``hints``. :class:`GpuMonitor` samples power, temperature, clocks and
 throttle reasons on a thread.
 """
@@ -15,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import TrexError
+from .signals import deferred_signals
 
 __all__ = ["GpuConfigurator", "GpuMonitor", "GpuSettings", "load_nvml"]
 
@@ -67,10 +70,19 @@ class GpuConfigurator:
     _handle: Any = None
     _saved_power_mw: int | None = None
     _locked: bool = False
+    _initialised: bool = False
 
     def __enter__(self) -> GpuConfigurator:
+        return self.apply()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.restore()
+
+    def apply(self) -> GpuConfigurator:
+        """Set the power limit and lock the clocks (restored on failure)."""
         self.nvml = nv = load_nvml(self.nvml)
         nv.nvmlInit()
+        self._initialised = True
         try:
             self._handle = nv.nvmlDeviceGetHandleByIndex(self.settings.device)
             if self.settings.power_limit is not None:
@@ -78,12 +90,14 @@ class GpuConfigurator:
             if self.settings.compute_clock is not None or self.settings.memory_clock is not None:
                 self._lock_clocks()
         except BaseException:
-            self._restore()
+            self.restore()
             raise
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self._restore()
+    def restore(self) -> None:
+        """Put back what ``apply`` changed (safe to call more than once, signals deferred)."""
+        with deferred_signals():
+            self._restore()
 
     # ------------------------------------------------------------------ power
     def _set_power_limit(self, watts: float) -> None:
@@ -94,12 +108,13 @@ class GpuConfigurator:
         if wanted != int(watts * 1000):
             self.notes.append(f"power limit {watts:g} W is outside {lo / 1000:g}-{hi / 1000:g} W; "
                               f"using {wanted / 1000:g} W")
+        self._saved_power_mw = current  # before the change: a signal right after it restores
         try:
             nv.nvmlDeviceSetPowerManagementLimit(handle, wanted)
         except nv.NVMLError as exc:
+            self._saved_power_mw = None
             self._no_permission(exc, f"nvidia-smi -i {self.settings.device} -pl {wanted / 1000:g}")
             return
-        self._saved_power_mw = current
         self.notes.append(f"power limit set to {wanted / 1000:g} W (was {current / 1000:g} W)")
 
     # ------------------------------------------------------------------ clocks
@@ -111,11 +126,14 @@ class GpuConfigurator:
                                  reverse=True)
         compute = self._pick(self.settings.compute_clock, graphics_clocks, "compute")
         dev = self.settings.device
+        locked = False
         try:
+            self._locked = True  # before the change: a signal right after it restores
             nv.nvmlDeviceSetGpuLockedClocks(handle, compute, compute)
-            self._locked = True
+            locked = True
             nv.nvmlDeviceSetApplicationsClocks(handle, memory, compute)
         except nv.NVMLError as exc:
+            self._locked = locked
             self._no_permission(exc, f"nvidia-smi -i {dev} --lock-gpu-clocks={compute},{compute}",
                                 f"nvidia-smi -i {dev} --applications-clocks={memory},{compute}")
             return
@@ -142,7 +160,7 @@ class GpuConfigurator:
 
     def _restore(self) -> None:
         nv, handle = self.nvml, self._handle
-        if nv is None:
+        if nv is None or not self._initialised:
             return
         try:
             if handle is not None and self._saved_power_mw is not None:
@@ -167,6 +185,7 @@ class GpuConfigurator:
                 self._locked = False
         finally:
             self._handle = None
+            self._initialised = False
             try:
                 nv.nvmlShutdown()
             except nv.NVMLError:
