@@ -87,7 +87,7 @@ _MODULES = {
 
 # Subpackages reachable as attributes without importing them first (not star-imported).
 _SUBMODULES = {"compare", "compare_engines", "compute", "graph", "lint", "onnx_map", "report",
-               "summary", "timings"}
+               "routes", "summary", "timings"}
 
 __all__ += [*_LAZY, *_MODULES]
 

@@ -11,9 +11,9 @@ import warnings
 
 from .. import __version__
 from ..errors import TrexError, TrexWarning
-from . import compare, draw, lint, process, report, summary, tactics, timeline
+from . import compare, draw, lint, process, report, routes, summary, tactics, timeline
 
-SUBTOOLS = (summary, compare, draw, lint, tactics, timeline, process, report)
+SUBTOOLS = (summary, compare, draw, lint, tactics, timeline, process, routes, report)
 
 
 def build_parser() -> argparse.ArgumentParser:
