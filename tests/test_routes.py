@@ -155,6 +155,29 @@ def test_threshold_given_missing_and_default_not_run(tmp_path, cache):
     assert bad.routes[0].status == routes.NOT_MEASURED and bad.best is None
 
 
+def test_odd_values_are_warnings_never_a_best_route(tmp_path, capsys):
+    odd = [{**ITERATIONS[0], "accuracy_loss": {"logits": float("nan"), "boxes": 0.0}},
+           {**ITERATIONS[1], "gpu_time": 1e308}, {**ITERATIONS[3], "accuracy_loss": {"logits": "x"}},
+           {"iter": "x"}, [1, 2]]
+    path = write(tmp_path / "odd.jsonl", [header(), *odd])
+    analysis = routes.analyse(path)
+    assert [r.status for r in analysis.routes] == [
+        routes.OVER_THRESHOLD, routes.NO_TIME, routes.NOT_MEASURED]
+    assert analysis.routes[0].max_loss == float("inf") and analysis.best is None
+    assert analysis.cache.warnings == [
+        "line 3: gpu_time is not a plausible time in ms; ignored",
+        "line 4: the accuracy loss of an output is not a number; read as not measured",
+        "line 5: iter is not a non-negative integer; skipped",
+        "line 6 is neither a header nor an iteration; skipped"]
+    assert main(["routes", str(path), "-f", "json"]) == 0
+
+    def strict(name):
+        raise ValueError(f"{name} is not JSON")
+
+    data = json.loads(capsys.readouterr().out, parse_constant=strict)
+    assert data["best"] is None and data["iterations"][0]["max_loss"] is None
+
+
 def test_cli_table(cache, capsys):
     assert main(["routes", str(cache)]) == 0
     out = capsys.readouterr().out

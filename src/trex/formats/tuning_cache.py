@@ -27,6 +27,7 @@ __all__ = ["KIND", "TuningCache", "TuningHeader", "TuningIteration", "match", "r
 
 KIND = "tuning_cache"
 MAX_LINE = 16 << 20  # characters; a longer line is skipped with a warning
+MAX_GPU_MS = 1e7  # a longer "GPU time" (2.8 hours per inference) is corrupt, not a measurement
 _HEADER_START = re.compile(r'\A[\ufeff \t\r\n]*\{\s*"tuner_version"\s*:')
 _RECORD_START = re.compile(r'\{\s*"(?:tuner_version|iter)"\s*:')
 _DECODER = json.JSONDecoder(strict=False)
@@ -270,8 +271,9 @@ class _Parser:
                                      f"{bool(crash)}")
             crash = bool(crash)
         gpu = _number(raw.get("gpu_time"))
-        if raw.get("gpu_time") is not None and (gpu is None or not math.isfinite(gpu) or gpu < 0):
-            self.warnings.append(f"line {number}: gpu_time is not a time in ms; ignored")
+        if raw.get("gpu_time") is not None and (gpu is None or not 0 <= gpu <= MAX_GPU_MS):
+            self.warnings.append(f"line {number}: gpu_time is not a plausible time in ms; "
+                                 "ignored")
             gpu = None
         loss = raw.get("accuracy_loss")
         if loss is not None and not isinstance(loss, dict):
