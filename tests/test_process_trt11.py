@@ -186,7 +186,11 @@ def test_full_trt11_run_writes_trt11_layer_json_that_loads(fake11, engines):
     original = trex.EnginePlan.from_path(engines / "trt10.4-alexnet-fp16")
     assert len(plan.df) == 14
     assert plan.bindings == ["input", "output"]
-    assert plan.io_tensors[0]["ProfileInfo"][0]["OptShape"] == [4, 3, 224, 224]
+    given = plan.io_tensors[0]  # the model's view of the I/O Tensors entry
+    assert (given.name, given.mode, given.precision, given.shape, given.location) == (
+        "input", "input", "FP16", [-1, 3, 224, 224], "Device")
+    assert [(p.min, p.opt, p.max, p.format) for p in given.profiles] == [
+        ([1, 3, 224, 224], [4, 3, 224, 224], [8, 3, 224, 224], "FP16 NCHW")]
     # the same engine as the real 10.4 export it was derived from
     for column in ("precision", "weights_size", "total_io_size_bytes", "latency.avg_time"):
         assert plan.df[column].equals(original.df[column]), column

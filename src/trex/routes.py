@@ -31,7 +31,7 @@ from .formats.tuning_cache import TuningCache, TuningIteration, read_tuning_cach
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .plan import EnginePlan
+    from .model.plan import EnginePlan
 
 __all__ = ["CRASHED", "NO_TIME", "NOT_MEASURED", "OK", "OVER_THRESHOLD", "Route",
            "RouteAnalysis", "analyse", "best_route", "default_route", "find_iteration_exports",
@@ -371,7 +371,7 @@ def route_plans(analysis: RouteAnalysis, folder: str | os.PathLike,
                 iterations: Sequence[int] | None = None
                 ) -> tuple[list[EnginePlan], list[str], list[Path]]:
     """Plans, labels and prefixes of the iterations to compare (default: default, then best)."""
-    from .plan import EnginePlan
+    from .model.plan import EnginePlan
 
     exports = find_iteration_exports(folder, analysis)
     if iterations is None:

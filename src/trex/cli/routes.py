@@ -140,7 +140,7 @@ def _compare(analysis: views.RouteAnalysis, folder: str, picked: list[int] | Non
     layers = layers.sort_values("delta ms", kind="stable", ignore_index=True)  # savings first
     result: dict[str, Any] = {
         "engines": [{"label": label, "iter": int(Path(p).name.rsplit(".iter", 1)[1]),
-                     "prefix": str(p), **compare.engine_facts(plan)}
+                     "prefix": str(p), **compare.engine_facts(plan).as_dict()}
                     for label, p, plan in zip(labels, prefixes, plans)],
         "labels": labels, "plans": plans,
         "summary": compare.summary_table(plans, labels),

@@ -18,9 +18,12 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from .text import Head
 
 __all__ = ["KIND", "TuningCache", "TuningHeader", "TuningIteration", "match", "read",
            "read_tuning_cache"]
@@ -76,15 +79,17 @@ class TuningCache:
     warnings: list[str] = field(default_factory=list)
 
 
-def match(head: str) -> bool:
-    """True when a text (a file's first KiB) is a tuning cache: its first object is the header."""
-    if _HEADER_START.match(head):
+def match(head: Head | str) -> bool:
+    """True when a file's head (``formats.text.Head`` or its text) is a tuning cache: its first
+    object is the header."""
+    text = head if isinstance(head, str) else head.text
+    if _HEADER_START.match(text):
         return True
-    first = head.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
+    first = text.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
     return first.startswith("{") and '"tuner_version"' in first and '"build_route' in first
 
 
-def read(path: str | os.PathLike) -> TuningCache:
+def read(path: str | os.PathLike[str]) -> TuningCache:
     """Read a tuning cache; a clear InputError naming the file when it is not one."""
     source = os.fspath(path)
     p = Path(path)
@@ -162,7 +167,7 @@ class _Parser:
                 self.warnings.append(f"line {number} is longer than {MAX_LINE >> 20} MiB; skipped")
                 self.last_line = number
                 continue
-            text = raw.decode("utf-8", errors="replace").strip()
+            text = raw.decode("utf-8", errors="replace").strip().lstrip("\ufeff")
             if not text:
                 continue
             self.last_line = number
