@@ -18,7 +18,7 @@ import trex
 from test_process import fake  # noqa: F401  (the stand-in trtexec fixture)
 from trex import routes
 from trex.cli import main
-from trex.formats import tuning_cache
+from trex.formats import detect_kind, tuning_cache
 from trex.formats.text import read_head
 from trex.process import process_engine
 
@@ -234,6 +234,7 @@ def test_reader_recognises_a_cache_by_content(cache, engines):
     others = sorted(p for p in engines.glob("*/*") if p.is_file())
     assert len(others) > 50
     assert not [p for p in others if tuning_cache.match(read_head(p))]  # no real export matches
+    assert detect_kind(cache) == "tuning_cache"  # the registry knows the reader
     read = tuning_cache.read(cache)
     assert read.header.default_build_route == DEFAULT and read.header.accuracy_threshold == 0.001
     assert read.iterations[4].crash and read.iterations[4].gpu_time is None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InputError
-from . import layer_info, log, metadata, profile, timings
+from . import layer_info, log, metadata, profile, timings, tuning_cache
 from .text import Head, read_head
 
 ARCHIVE = "archive"
@@ -26,6 +26,7 @@ TIMINGS = timings.KIND
 PROFILE_METADATA = metadata.PROFILE_METADATA
 BUILD_METADATA = metadata.BUILD_METADATA
 DEVICE_METADATA = metadata.DEVICE_METADATA
+TUNING_CACHE = tuning_cache.KIND
 LOG = log.KIND
 UNKNOWN = "unknown"
 T = TypeVar("T")
@@ -56,6 +57,8 @@ READERS: tuple[Reader, ...] = (
     Reader(ARCHIVE, "trex engine archive (.tea, a zip)", lambda h: h.data.startswith(b"PK\x03\x04"),
            _read_archive),
     Reader(ENGINE, "binary file (a serialized engine)", lambda h: h.binary, _read_engine),
+    Reader(TUNING_CACHE, "trtexec build-route tuning cache (JSON Lines, TensorRT 11.1+)",
+           tuning_cache.match, tuning_cache.read),
     Reader(PROFILE_METADATA, "profile metadata JSON (performance summary, device)",
            metadata.match_profile_metadata, metadata.read_metadata),
     Reader(BUILD_METADATA, "build metadata JSON (model and build options)",
