@@ -26,9 +26,11 @@ Source = BuildLog | str | os.PathLike
 LAYER_COLUMNS = [
     "layer", "type", "in_engine", "combinations", "tactics_timed", "tactics_cached",
     "tactics_skipped", "runners", "chosen_runner", "chosen_tactic", "chosen_tactic_name",
-    "chosen_combination", "chosen_ms", "fastest_tactic", "fastest_tactic_name",
-    "fastest_combination", "fastest_ms", "fastest_in_combination_ms", "gap_ms", "slowdown",
-    "chosen_is_fastest", "autotune_s", "autotune_s_all_passes", "timings_from",
+    "chosen_combination", "chosen_ms", "fastest_in_combination_tactic",
+    "fastest_in_combination_tactic_name", "fastest_in_combination_ms", "combination_slowdown",
+    "chosen_is_fastest", "fastest_tactic", "fastest_tactic_name", "fastest_combination",
+    "fastest_ms", "gap_ms", "slowdown", "faster_elsewhere", "autotune_s", "autotune_s_all_passes",
+    "timings_from",
 ]
 TACTIC_COLUMNS = [
     "build_pass", "strategy", "profile", "layer", "combination", "runner", "runner_id", "tactic",
@@ -67,9 +69,13 @@ def tactic_timings(source: Source, all_passes: bool = False) -> pd.DataFrame:
 def layer_tactics(source: Source) -> pd.DataFrame:
     """Per layer of the kept pass: combinations and tactics tried, chosen vs fastest, tuning time.
 
-    ``slowdown`` is the chosen tactic's time over the fastest time measured for the layer in any
-    format combination (>1 when a slower kernel won because its formats avoided reformats).
-    Layers are in engine order, then autotuned layers that did not reach the engine.
+    The verdict compares like with like: ``chosen_is_fastest`` and ``combination_slowdown`` judge
+    the chosen tactic against the tactics timed in its own format combination (the builder picks
+    the fastest of each combination, then weighs the reformats around the layer between
+    combinations). ``faster_elsewhere`` says that a tactic of another combination was faster;
+    ``fastest_*``, ``gap_ms`` and ``slowdown`` describe the fastest tactic of any combination.
+    ``autotune_s`` is NaN where the log prints no profiling time for the layer. Layers are in
+    engine order, then autotuned layers that did not reach the engine.
     """
     log = load_build_log(source)
     chosen = log.chosen_pass
@@ -105,8 +111,8 @@ def layer_tactics(source: Source) -> pd.DataFrame:
             records = by_layer.get(donor, []) if donor else []
         row = _layer_row(layer.name, layer.type, True, layer.tactic, layer, records,
                          combos.get(layer.name, []), choices.get(layer.name, {}),
-                         seconds.get((chosen, layer.name), 0.0), all_seconds.get(layer.name, 0.0),
-                         names)
+                         seconds.get((chosen, layer.name), math.nan),
+                         all_seconds.get(layer.name, math.nan), names)
         if donor:
             row.update(timings_from=donor, tactics_timed=0, tactics_cached=0, tactics_skipped=0)
         rows.append(row)
@@ -120,7 +126,8 @@ def layer_tactics(source: Source) -> pd.DataFrame:
             tactic = next(iter(layer_choices.values())).tactic
         rows.append(_layer_row(name, None, False if log.engine_layers else None, tactic, None,
                                by_layer.get(name, []), combos.get(name, []), layer_choices,
-                               seconds.get((chosen, name), 0.0), all_seconds.get(name, 0.0), names))
+                               seconds.get((chosen, name), math.nan),
+                               all_seconds.get(name, math.nan), names))
     return pd.DataFrame(rows, columns=LAYER_COLUMNS)
 
 
@@ -157,9 +164,13 @@ def _layer_row(name, layer_type, in_engine, tactic, engine_layer, records, combo
     usable = [t for t in records if t.status != "skipped" and math.isfinite(t.time_ms)]
     fastest = min(usable, key=lambda t: t.time_ms, default=None)
     pick = _chosen_record(usable, tactic, engine_layer, choices)
-    in_combo = [t.time_ms for t in usable if pick is not None and t.combination == pick.combination]
+    own = min((t for t in usable if pick is not None and t.combination == pick.combination),
+              key=lambda t: t.time_ms, default=None)
+    other = min((t for t in usable if pick is not None and t.combination != pick.combination),
+                key=lambda t: t.time_ms, default=None)
     chosen_ms = pick.time_ms if pick else math.nan
     fastest_ms = fastest.time_ms if fastest else math.nan
+    own_ms = own.time_ms if own else math.nan
     gap = chosen_ms - fastest_ms
     runner = pick.runner if pick else None
     if runner is None and tactic is not None:
@@ -175,12 +186,17 @@ def _layer_row(name, layer_type, in_engine, tactic, engine_layer, records, combo
         "chosen_runner": runner, "chosen_tactic": tactic,
         "chosen_tactic_name": names.get(tactic) if tactic else None,
         "chosen_combination": pick.combination if pick else None, "chosen_ms": chosen_ms,
+        "fastest_in_combination_tactic": own.tactic if own else None,
+        "fastest_in_combination_tactic_name": names.get(own.tactic) if own else None,
+        "fastest_in_combination_ms": own_ms,
+        "combination_slowdown": chosen_ms / own_ms if own_ms else math.nan,
+        "chosen_is_fastest": bool(chosen_ms <= own_ms) if pick and own else None,
         "fastest_tactic": fastest.tactic if fastest else None,
         "fastest_tactic_name": names.get(fastest.tactic) if fastest else None,
         "fastest_combination": fastest.combination if fastest else None, "fastest_ms": fastest_ms,
-        "fastest_in_combination_ms": min(in_combo) if in_combo else math.nan,
         "gap_ms": gap, "slowdown": chosen_ms / fastest_ms if fastest_ms else math.nan,
-        "chosen_is_fastest": (bool(gap <= 0) if pick and fastest else None),
+        "faster_elsewhere": bool(other.time_ms < chosen_ms) if pick and other else
+        (False if pick else None),
         "autotune_s": tuned_s, "autotune_s_all_passes": all_s, "timings_from": None,
     }
 
@@ -328,12 +344,15 @@ def memory_changes(source: Source) -> pd.DataFrame:
 
 
 def build_passes(source: Source) -> pd.DataFrame:
-    """One row per builder pass: strategy, kept or not, estimate, times, layer counts, memory."""
+    """One row per builder pass: strategy, kept or not, estimate, times, layer counts, memory.
+
+    ``estimated_ms``, ``tactic_selection_s`` and ``generation_s`` are the log's own figures;
+    ``autotune_s`` sums the pass's ``profiling completed in`` lines (NaN if it printed none)."""
     log = load_build_log(source)
-    tuned: dict[int, float] = defaultdict(float)
+    tuned: dict[int, float] = {}  # passes without profiling lines stay unknown (NaN), not 0 s
     for r in log.runners:
         if math.isfinite(r.seconds):
-            tuned[r.build_pass] += r.seconds
+            tuned[r.build_pass] = tuned.get(r.build_pass, 0.0) + r.seconds
     counts: dict[int, int] = defaultdict(int)
     for t in log.tactics:
         counts[t.build_pass] += t.status == "timed"
@@ -346,7 +365,7 @@ def build_passes(source: Source) -> pd.DataFrame:
             "layers_after_fusion": p.layer_counts.get("vertical fusions"),
             "layers_after_reformats": p.layer_counts.get("reformat layers"),
             "autotuned_layers": sum(1 for q, _ in log.autotuned if q == p.index),
-            "tactics_timed": counts[p.index], "autotune_s": tuned[p.index],
+            "tactics_timed": counts[p.index], "autotune_s": tuned.get(p.index, math.nan),
             "tactic_selection_s": p.tactic_selection_s, "generation_s": p.generation_s,
             "activation_bytes": p.memory.get("Total Activation Memory"),
             "weights_bytes": p.memory.get("Total Weights Memory"),
@@ -374,10 +393,12 @@ def build_summary(source: Source) -> dict[str, Any]:
     kept = next((p for p in log.passes if p.index == chosen), None)
     layers = layer_tactics(log)
     engine_rows = layers[layers["in_engine"].fillna(True).astype(bool)]
-    compared = engine_rows.dropna(subset=["chosen_ms", "fastest_ms"])
-    tuned_all = sum(r.seconds for r in log.runners if math.isfinite(r.seconds))
-    tuned_kept = sum(r.seconds for r in log.runners
-                     if r.build_pass == chosen and math.isfinite(r.seconds))
+    compared = engine_rows.dropna(subset=["chosen_ms", "fastest_in_combination_ms"])
+    elsewhere = compared[compared["faster_elsewhere"].astype(bool)]
+    timed_runs = [r for r in log.runners if math.isfinite(r.seconds)]
+    tuned_all = sum(r.seconds for r in timed_runs) if timed_runs else None
+    kept_runs = [r.seconds for r in timed_runs if r.build_pass == chosen]
+    tuned_kept = sum(kept_runs) if kept_runs else None
     fusion_steps = [f for f in log.fusions if f.build_pass == _fusion_pass(log)]
     return {
         "file": log.source,
@@ -394,8 +415,11 @@ def build_summary(source: Source) -> dict[str, Any]:
         "tactics_cached": sum(t.status == "cached" for t in log.tactics if t.build_pass == chosen),
         "tactics_timed_all_passes": sum(t.status == "timed" for t in log.tactics),
         "layers_compared": int(len(compared)),
-        "layers_not_fastest": int((compared["gap_ms"] > 0).sum()),
-        "max_slowdown": float(compared["slowdown"].max()) if len(compared) else math.nan,
+        "layers_not_fastest": int((~compared["chosen_is_fastest"].astype(bool)).sum()),
+        "max_combination_slowdown": float(compared["combination_slowdown"].max())
+        if len(compared) else math.nan,
+        "layers_faster_elsewhere": int(len(elsewhere)),
+        "max_slowdown": float(elsewhere["slowdown"].max()) if len(elsewhere) else math.nan,
         "autotune_s": tuned_kept,
         "autotune_s_all_passes": tuned_all,
         "fusions": sum(f.kind == "fuse" for f in fusion_steps),

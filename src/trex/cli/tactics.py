@@ -22,9 +22,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "tactics", help="analyse a verbose build log: tactics, fusions, memory",
         description="Analyse a trtexec --verbose build log (TensorRT 8.x-10.x): per layer the "
-                    "format combinations and tactics tried, the tactic chosen and how far it was "
-                    "from the fastest one timed, autotuning time; the fusions that made each "
-                    "engine layer; memory changes; the builder passes (backend strategies).")
+                    "format combinations and tactics tried, the tactic chosen against the fastest "
+                    "of its own format combination, faster tactics that ran in other format "
+                    "combinations, autotuning time; the fusions that made each engine layer; "
+                    "memory changes; the builder passes (backend strategies). Times are printed "
+                    "as the log writes them.")
     parser.add_argument("logs", nargs="+", metavar="BUILD_LOG")
     parser.add_argument("--show", "-s", action="append", choices=VIEWS, default=None,
                         help="what to show (repeatable; default: summary, layers, fusions, "
@@ -109,6 +111,25 @@ def _summary_lines(s: dict) -> dict:
     def num(value, fmt="{:,}"):
         return "-" if value is None else fmt.format(value)
 
+    compared = s["layers_compared"]
+    verdict = "-"
+    if compared:
+        verdict = (f"{s['layers_not_fastest']} of {compared} layers use a tactic slower than the "
+                   "fastest timed in its own format combination")
+        if s["layers_not_fastest"]:
+            verdict += f" (worst x{s['max_combination_slowdown']:.3f})"
+    elsewhere = "-"
+    if compared:
+        elsewhere = (f"{s['layers_faster_elsewhere']} of {compared} layers: a faster tactic ran in "
+                     "another format combination")
+        if s["layers_faster_elsewhere"]:
+            elsewhere += (f" (up to x{s['max_slowdown']:.3f}; the builder weighs the reformats "
+                          "around the layer)")
+    autotuning = "-"
+    if s["autotune_s"] is not None:
+        autotuning = (f"{s['autotune_s']:.2f} s in the kept pass, "
+                      f"{s['autotune_s_all_passes']:.2f} s in all passes (sum of profiling times)")
+
     kept = f"{s['kept_pass']} of {s['build_passes']}"
     if s["kept_strategy"] is not None:
         kept += f" (backend strategy {s['kept_strategy']})"
@@ -120,11 +141,9 @@ def _summary_lines(s: dict) -> dict:
         "Format combinations": s["format_combinations"],
         "Tactics timed": f"{s['tactics_timed']:,} in the kept pass, {s['tactics_cached']:,} from "
                          f"the timing cache; {s['tactics_timed_all_passes']:,} in all passes",
-        "Chosen vs fastest": f"{s['layers_not_fastest']} of {s['layers_compared']} layers use a "
-                             f"tactic slower than the fastest timed (worst x{s['max_slowdown']:.3f})"
-                             if s["layers_compared"] else "-",
-        "Autotuning": f"{s['autotune_s']:.2f} s in the kept pass, "
-                      f"{s['autotune_s_all_passes']:.2f} s in all passes",
+        "Chosen vs fastest": verdict,
+        "Faster elsewhere": elsewhere,
+        "Autotuning": autotuning,
         "Fusions": f"{s['fusions']} fusions, {s['removals']} removals",
         "Engine built in": num(s["engine_built_s"], "{:.2f} s"),
         "Engine size": num(s["engine_size_mib"], "{:.2f} MiB"),
@@ -145,13 +164,18 @@ def _render(title: str, df: pd.DataFrame) -> str:
         show = pd.DataFrame({
             "layer": df["layer"], "type": df["type"].fillna(""),
             "combos": df["combinations"], "tactics": tactics,
-            "chosen": [n or t or "" for n, t in zip(df["chosen_tactic_name"], df["chosen_tactic"])],
-            "chosen_ms": df["chosen_ms"], "fastest_ms": df["fastest_ms"],
-            "slowdown": df["slowdown"], "tuning_s": df["autotune_s"],
+            "chosen": _tactic_labels(df["chosen_tactic_name"], df["chosen_tactic"]),
+            "chosen_ms": _figures(df["chosen_ms"]),
+            "best_in_combo_ms": _figures(df["fastest_in_combination_ms"]),
+            "fastest": _verdicts(df),
+            "tuning_s": _figures(df["autotune_s"], exact=False),
         })
-        note = ("tactics: timed + cached; '=N': timings reused from an identical earlier layer "
-                "(see --format csv, timings_from)")
-        return f"Layers (chosen tactic vs fastest timed):\n{_table(show)}\n{note}"
+        note = ("best_in_combo_ms: fastest tactic timed in the chosen format combination; "
+                "tactics: timed + cached; '=N': timings reused from an identical earlier layer "
+                "(see --format csv, timings_from); tuning_s: sum of the layer's profiling times")
+        text = f"Layers (chosen tactic vs the fastest of its format combination):\n{_table(show)}\n{note}"
+        elsewhere = _elsewhere(df)
+        return text + (f"\n\n{elsewhere}" if elsewhere else "")
     if title == "fusions":
         fused = df[df["count"] > 1]
         if fused.empty:
@@ -162,15 +186,77 @@ def _render(title: str, df: pd.DataFrame) -> str:
         return f"Fused engine layers ({len(fused)} of {len(df)}):\n{_table(show, 60)}"
     if title == "tactics":
         show = df[["layer", "combination", "runner", "tactic", "tactic_name", "time_ms", "status",
-                   "in_engine"]]
+                   "in_engine"]].copy()
+        show["time_ms"] = _figures(show["time_ms"])
         return f"Tactics:\n{_table(show, 50)}"
     if title == "memory":
         return f"Memory changes (MiB):\n{_table(df.drop(columns=['line']))}"
     if title == "passes":
         if len(df) < 2:
             return ""
-        return f"Builder passes:\n{_table(df)}"
+        show = df.drop(columns=["autotune_s"])
+        for column in ("estimated_ms", "tactic_selection_s", "generation_s"):
+            show[column] = _figures(df[column])
+        for column in ("streams", "layers_after_fusion", "layers_after_reformats"):
+            show[column] = pd.array([None if pd.isna(v) else int(v) for v in df[column]],
+                                    dtype="Int64")
+        note = "estimated_ms, tactic_selection_s, generation_s: as the log prints them"
+        return f"Builder passes:\n{_table(show)}\n{note}"
     return f"{title.capitalize()}:\n{_table(df)}"
+
+
+def _figures(values: pd.Series, exact: bool = True) -> list[str]:
+    """Numbers read from the log as the log writes them (shortest round-trip text: 7.70415, not
+    7.7042); ``exact=False`` for derived sums (4 decimals). Missing values stay empty."""
+    out = []
+    for value in values:
+        if value is None or pd.isna(value):
+            out.append("")
+        elif exact:
+            number = float(value)
+            out.append(str(int(number)) if number.is_integer() and abs(number) < 1e15
+                       else repr(number))
+        else:
+            out.append(f"{float(value):.4f}")
+    return out
+
+
+def _tactic_labels(names: pd.Series, tactics: pd.Series) -> list[str]:
+    """The kernel name where the log gives one, else the tactic id."""
+    return [n if isinstance(n, str) and n else t if isinstance(t, str) else ""
+            for n, t in zip(names, tactics)]
+
+
+def _verdicts(df: pd.DataFrame) -> list[str]:
+    """Per layer: is the chosen tactic the fastest of its combination, and did another format
+    combination time a faster one."""
+    out = []
+    for own, elsewhere in zip(df["chosen_is_fastest"], df["faster_elsewhere"]):
+        if own is None or pd.isna(own):
+            out.append("")
+            continue
+        text = "yes" if own else "NO"
+        if elsewhere is True:
+            text += "; faster in another combination"
+        out.append(text)
+    return out
+
+
+def _elsewhere(df: pd.DataFrame) -> str:
+    """The layers whose fastest tactic ran in another format combination, both combinations."""
+    rows = df[df["faster_elsewhere"].map(lambda v: v is True)]
+    if rows.empty:
+        return ""
+    show = pd.DataFrame({
+        "layer": rows["layer"],
+        "chosen combination": rows["chosen_combination"],
+        "chosen_ms": _figures(rows["chosen_ms"]),
+        "faster combination": rows["fastest_combination"],
+        "faster tactic": _tactic_labels(rows["fastest_tactic_name"], rows["fastest_tactic"]),
+        "faster_ms": _figures(rows["fastest_ms"]),
+    })
+    return ("Faster tactics in another format combination (the builder chose the combination "
+            f"with the reformats around the layer in mind):\n{_table(show, 60)}")
 
 
 def _table(df: pd.DataFrame, width: int = 70) -> str:

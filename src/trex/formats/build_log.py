@@ -53,6 +53,10 @@ _TOTALS = ("Total Host Persistent Memory", "Total Device Persistent Memory", "To
            "Max Scratch Memory", "Total Activation Memory", "Total Weights Memory")
 _ENGINE_LAYER = re.compile(r"Layer\((?P<type>[^)]*)\): (?P<rest>.*)$")
 _TENSOR_DESC = re.compile(r" \((?P<dtype>[A-Za-z][A-Za-z0-9]*)\[(?P<dims>[-\d,: ]*)\]\)(?:, |$)")
+# 8.2/8.5 form of the same list: ``name[Half(1,256,180,180)]`` (dims in parentheses).
+_TENSOR_DESC_82 = re.compile(r"\[(?P<dtype>[A-Za-z][A-Za-z0-9]*)\((?P<dims>[-\d,: ]*)\)\](?:, |$)")
+# 8.2-8.6 name of the tactic timed next: ``LAYER Set Tactic Name: NAME Tactic: ID``.
+_SET_NAME = re.compile(rf"Set Tactic Name: (?P<name>\S+)(?: Tactic: (?P<tactic>{_TACTIC}))?")
 _COMBO_TENSOR = re.compile(r"(?P<dtype>[A-Za-z][A-Za-z0-9]*)\((?P<strides>[^)]*)\)")
 _MYELIN_ROW = re.compile(rf"\s*(?P<id>\d+), (?P<cost>{_NUM}), (?P<ratio>{_NUM}), (?P<corr>{_NUM}), "
                          r"(?P<kernel>[^,]*), (?P<hash>[^,]*)")
@@ -280,7 +284,8 @@ def engine_layer_info(log: BuildLog) -> LayerInfo:
                 break
         if layer.tactic is not None:
             raw["TacticValue"] = layer.tactic
-            name = names.get((layer.name, layer.tactic))
+            key = tactic_key(layer.tactic)
+            name = names.get((layer.name, key)) or names.get((None, key))
             if name:
                 raw["TacticName"] = name
         members = log.foreign_nodes.get(layer.name) or _nodes_in_name(layer.name, log.onnx_nodes)
@@ -334,13 +339,41 @@ def _tensor_dict(tensor: EngineTensor) -> dict[str, Any]:
             "Location": "Device"}
 
 
-def _tactic_names(log: BuildLog) -> dict[tuple[str, str], str]:
-    names: dict[tuple[str, str], str] = {}
+def _tactic_names(log: BuildLog) -> dict[tuple[str | None, int | None], str]:
+    """Kernel names by (layer, tactic id) and by (None, tactic id): a tactic id names one kernel,
+    so a layer whose timings TensorRT reused silently gets the name timed for another layer."""
+    names: dict[tuple[str | None, int | None], str] = {}
     chosen = log.chosen_pass
     for t in log.tactics:
-        if t.tactic_name and (t.build_pass == chosen or (t.layer, t.tactic) not in names):
-            names[(t.layer, t.tactic)] = t.tactic_name
+        if not t.tactic_name:
+            continue
+        key = tactic_key(t.tactic)
+        if t.build_pass == chosen or (t.layer, key) not in names:
+            names[(t.layer, key)] = t.tactic_name
+        names.setdefault((None, key), t.tactic_name)
     return names
+
+
+def _after(text: str, prefix: str) -> str | None:
+    """``text`` without ``prefix``, or None if it does not start with it (never a blind cut)."""
+    return text[len(prefix):] if text.startswith(prefix) else None
+
+
+def _first_word(text: str, prefix: str) -> str | None:
+    """The first word after ``prefix`` (``Engine generation completed in 38.574 seconds.``)."""
+    rest = _after(text, prefix)
+    return rest.split(" ", 1)[0] if rest is not None else None
+
+
+def tactic_key(tactic: str | None) -> int | None:
+    """A tactic id as an unsigned 64-bit int: ``0x...`` (8.5+) and decimal (8.2) ids compare equal."""
+    if not tactic:
+        return None
+    try:
+        value = int(tactic, 16) if tactic.lower().startswith(("0x", "-0x")) else int(tactic)
+    except ValueError:
+        return None
+    return value & 0xFFFFFFFFFFFFFFFF
 
 
 def _float(text: str | None) -> float:
@@ -357,11 +390,11 @@ def _int(text: str, default: int) -> int:
         return default
 
 
-def _parse_tensors(text: str) -> list[EngineTensor]:
+def _parse_tensors(text: str, pattern: re.Pattern = _TENSOR_DESC) -> list[EngineTensor]:
     """``a (Float[1,3]), b c (Int8[1,32:32,7,7])`` -> tensors (names may hold commas)."""
     tensors = []
     start = 0
-    for match in _TENSOR_DESC.finditer(text):
+    for match in pattern.finditer(text):
         name = text[start:match.start()]
         start = match.end()
         dims, vector, axis = [], 1, None
@@ -376,6 +409,11 @@ def _parse_tensors(text: str) -> list[EngineTensor]:
     return tensors
 
 
+def _parse_tensors_82(text: str) -> list[EngineTensor]:
+    """``a[Float(1,3)], b, c[Int8(1,32,7,7)]`` (8.2/8.5) -> tensors (names may hold commas, brackets)."""
+    return _parse_tensors(text, _TENSOR_DESC_82)
+
+
 def _engine_layer(content: str) -> EngineLayer | None:
     match = _ENGINE_LAYER.match(content)
     if match is None:
@@ -387,15 +425,19 @@ def _engine_layer(content: str) -> EngineLayer | None:
     name = rest[:marker]
     after = rest[marker + len(", Tactic: "):]
     tactic, _, io = after.partition(", ")
-    arrow = io.find("]) -> ")
+    old = io.find(")] -> ")
+    new = io.find("]) -> ")
+    if old >= 0 and (new < 0 or old < new) or (new < 0 and io.endswith(")]")):
+        parse, arrow = _parse_tensors_82, old  # 8.2/8.5: name[Dtype(dims)]
+    else:
+        parse, arrow = _parse_tensors, new
     if arrow >= 0:
         inputs, outputs = io[:arrow + 2], io[arrow + 6:]
     elif io.startswith("-> "):
         inputs, outputs = "", io[3:]
     else:
         inputs, _, outputs = io.partition(" -> ")
-    return EngineLayer(name, match["type"], tactic.strip() or None, _parse_tensors(inputs),
-                       _parse_tensors(outputs))
+    return EngineLayer(name, match["type"], tactic.strip() or None, parse(inputs), parse(outputs))
 
 
 class _Parser:
@@ -413,6 +455,7 @@ class _Parser:
         self.running_target = ""
         self.myelin_op = ""
         self.tuned = False  # the current pass has started autotuning
+        self.pending_name: tuple[str, int | None] | None = None  # from a Set Tactic Name line
 
     # ------------------------------------------------------------------ state helpers
     def _pass(self) -> BuildPass:
@@ -442,13 +485,16 @@ class _Parser:
             self._trtexec_line(content)
             return
         first = content[:1]
-        if first == "=":
+        if "Set Tactic Name: " in content:
+            self._set_name(content)
+        elif first == "=":
             self._section(content)
         elif first == "*":
             self._combination(content)
         elif first == "-":
-            if content.startswith("--------------- Timing Runner: "):
-                self._timing_runner(content[31:])
+            runner = _after(content, "--------------- Timing Runner: ")
+            if runner is not None:
+                self._timing_runner(runner)
         elif first == ">":
             chose = _CHOSE.search(content)
             if chose:
@@ -458,7 +504,7 @@ class _Parser:
         elif content.startswith(("Tactic Name: ", "Tactic: ")):
             self._tactic(content)
         elif first == " " and content.startswith(" (foreignNode)"):
-            self._myelin(content[14:])
+            self._myelin(content[len(" (foreignNode)"):])
         elif " profiling completed in " in content:
             self._completed(content)
         elif "] got cached result: " in content:
@@ -469,8 +515,9 @@ class _Parser:
             self._other(content)
 
     def _section(self, content: str) -> None:
-        if content.startswith("=============== Computing costs for "):
-            self.layer = content[36:].strip()
+        layer = _after(content, "=============== Computing costs for ")
+        if layer is not None:
+            self.layer = layer.strip()
             self.combination, self.reformat = "", False
             self.log.autotuned.append((self._pass().index, self.layer))
             self.tuned = True
@@ -488,6 +535,7 @@ class _Parser:
                 return
 
     def _timing_runner(self, text: str) -> None:
+        self.pending_name = None
         match = _RUNNER.match(text.strip())
         if match:
             self.runner, self.runner_id = match["runner"], match["id"]
@@ -496,15 +544,26 @@ class _Parser:
         else:
             self.runner, self.runner_id = text.strip(), None
 
+    def _set_name(self, content: str) -> None:
+        match = _SET_NAME.search(content)
+        if match is not None:
+            self.pending_name = (match["name"], tactic_key(match["tactic"]))
+
     def _tactic(self, content: str) -> None:
         match = _TACTIC_LINE.match(content)
         if match is None:
             return
         skipped = match["why"] is not None
+        name = match["name"]
+        if name is None and self.pending_name is not None:
+            pending, key = self.pending_name
+            if key is None or key == tactic_key(match["tactic"]):
+                name = pending
+            self.pending_name = None
         self.log.tactics.append(TacticTiming(
             self._pass().index, self.layer, self.combination, self.runner,
             match["tactic"].lower(), math.nan if skipped else _float(match["time"]),
-            "skipped" if skipped else "timed", match["name"], self.runner_id, self.profile,
+            "skipped" if skipped else "timed", name, self.runner_id, self.profile,
             self.reformat))
 
     def _completed(self, content: str) -> None:
@@ -524,7 +583,7 @@ class _Parser:
     def _cached(self, content: str) -> None:
         index = content.find("] got cached result: ")
         open_ = content.rfind(" [", 0, index)
-        match = _CACHED.match(content, index + 21)
+        match = _CACHED.match(content, index + len("] got cached result: "))
         if open_ < 0 or match is None:
             return
         layer = content[:open_]
@@ -536,8 +595,9 @@ class _Parser:
 
     def _myelin(self, text: str) -> None:
         text = text.strip()
-        if text.startswith("Autotuning op "):
-            self.myelin_op = text[14:].split(":", 1)[0]
+        op = _after(text, "Autotuning op ")
+        if op is not None:
+            self.myelin_op = op.split(":", 1)[0]
             return
         match = _MYELIN_ROW.match(text)
         if match:
@@ -572,7 +632,7 @@ class _Parser:
             self.tuned = False
             self.profile = None
         elif content.startswith("Constructing optimization profile number "):
-            self.profile = _int(content[41:].split(" ", 1)[0], 0)
+            self.profile = _int(_first_word(content, "Constructing optimization profile number "), 0)
             self._pass()
         elif content.startswith(("Use backend strategy", "Chose this engine with backend strategy",
                                  "Skip backend strategy")):
@@ -583,7 +643,8 @@ class _Parser:
             _, _, target = content.partition(" on ")
             self.running_target = target
         elif content.startswith("Removing "):
-            self.log.fusions.append(FusionStep(self._pass().index, "remove", "", content[9:]))
+            self.log.fusions.append(FusionStep(self._pass().index, "remove", "",
+                                               content[len("Removing "):]))
         elif content.startswith("After ") and content.endswith(" layers"):
             match = _AFTER.match(content)
             if match:
@@ -593,7 +654,7 @@ class _Parser:
             if node:
                 self.log.onnx_nodes[node] = op
         elif content.startswith("ForeignNode {"):
-            name, _, members = content[12:].partition(" metadata: ")
+            name, _, members = content[len("ForeignNode "):].partition(" metadata: ")
             if members:
                 self.log.foreign_nodes[name] = [m for m in re.findall(r"\[ONNX Layer: ([^\]]*)\]",
                                                                       members)]
@@ -609,13 +670,15 @@ class _Parser:
             if key in _TOTALS and value.split(" ", 1)[0].isdigit():
                 self._pass().memory[key] = int(value.split(" ", 1)[0])
         elif content.startswith("Graph optimization time: "):
-            self._pass().graph_optimization_s = _float(content[25:].split(" ", 1)[0])
+            self._pass().graph_optimization_s = _float(
+                _first_word(content, "Graph optimization time: "))
         elif content.startswith("Formats and tactics selection completed in "):
-            self._pass().tactic_selection_s = _float(content[44:].split(" ", 1)[0])
+            self._pass().tactic_selection_s = _float(
+                _first_word(content, "Formats and tactics selection completed in "))
         elif content.startswith("Engine generation completed in "):
-            self._pass().generation_s = _float(content[31:].split(" ", 1)[0])
+            self._pass().generation_s = _float(_first_word(content, "Engine generation completed in "))
         elif content.startswith("Adding reformat layer: "):
-            self._pass().reformats_added.append(content[23:])
+            self._pass().reformats_added.append(content[len("Adding reformat layer: "):])
 
     def _strategy(self, content: str) -> None:
         match = _STRATEGY.search(content)
@@ -653,7 +716,7 @@ class _Parser:
             if match:
                 self.log.engine_built_s = _float(match["num"])
         elif content.startswith("Created engine with size: "):
-            self.log.engine_size_mib = _float(content[26:].split(" ", 1)[0])
+            self.log.engine_size_mib = _float(_first_word(content, "Created engine with size: "))
 
     def finish(self) -> BuildLog:
         log = self.log
