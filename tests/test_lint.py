@@ -2,12 +2,14 @@
 
 Reference figures: ../shared/engines/README.md (ConvLinter 17/14/6, ReformatLinter 17 rows on
 trex-mobilenet-qat). TREx kept one finding per layer; we keep all 41, and TREx's 37 rows follow
-from them by keeping the last finding of each layer.
+from them by keeping the last finding of each layer. Tensor Core use comes from trex.kernels (the
+one classifier every linter uses), not from TREx's ``imma|hmma|xmma|i88|884`` pattern.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import pandas as pd
@@ -15,6 +17,7 @@ import pytest
 
 import trex
 from trex.cli import main
+from trex.kernels import classify_tactic
 from trex.lint import (
     LINTERS,
     SEVERITIES,
@@ -26,6 +29,7 @@ from trex.lint import (
     lint_report,
 )
 from trex.lint.base import FINDING_COLUMNS
+from trex.lint.gemm import is_gemm_layer
 
 warnings.simplefilter("ignore", trex.TrexWarning)
 
@@ -81,6 +85,82 @@ def test_conv_linter_details(plan):
     linter = ConvLinter(plan("trex-mobilenet-qat"))
     assert (len(linter.tc_lint()), len(linter.mixed_precision_lint()), len(linter.alignment_lint())) \
         == (18, 17, 6)
+
+
+NOT_ACCELERATED = "Convolution is not accelerated."
+# Tokens that name a Tensor Core instruction in a kernel name (checked independently of trex.kernels).
+MMA_TOKENS = re.compile(r"tensor\d+x\d+x\d+|warpgroupsize|h884|h1688|h16816|i8816|i16832|s1688|"
+                        r"s16816|hmma|imma")
+
+
+def test_trex_reference_17_not_accelerated_rows_are_real(plan):
+    """TREx's 17 "not accelerated" rows on trex-mobilenet-qat stay 17, and each one is right: the
+    17 depthwise convolutions run TensorRT's CudaDepthwiseConvolution (no kernel name, groups =
+    channels: CUDA cores). The 18th finding (TREx's dict kept that layer's alignment row instead)
+    is the first convolution, 3 input channels, on cuDNN's DP4A kernel ``int8x4_icudnn``. The
+    classifier's SIMT kernel (sm70 ``..._simt_...``, TREx's ``xmma`` passed it) is a GEMM: the
+    gemm-tensor-cores linter reports it, once."""
+    p = plan("trex-mobilenet-qat")
+    df = ConvLinter(p).lint()
+    tc = df[df["hazard"] == NOT_ACCELERATED]
+    assert len(tc) == 18
+    layers = {layer.name: layer for layer in p.layers}
+    kinds = [(layers[name].subtype, layers[name].raw_dict.get("Groups"),
+              layers[name].inputs[0].shape[1]) for name in tc["layer"]]
+    depthwise = [k for k in kinds if k[0] == "CudaDepthwiseConvolution"]
+    assert len(depthwise) == 17 and all(groups == channels for _, groups, channels in depthwise)
+    dp4a = tc[tc["tactic"].str.contains("int8x4_icudnn")]
+    assert dp4a["layer"].str.startswith("features.0.0.weight").tolist() == [True]
+    assert dp4a.iloc[0]["evidence"]["kernel"] == "int8x4_icudnn (no MMA shape: DP4A on CUDA cores)"
+    classifier = next(layer for layer in p.layers if layer.name.startswith("classifier.1.weight"))
+    assert is_gemm_layer(classifier) and "simt" in classifier.raw_dict["TacticName"]
+    assert classifier.name not in set(tc["layer"])
+    assert lint(p, ["gemm-tensor-cores"])["layer"].tolist() == [classifier.name]
+
+
+@pytest.mark.parametrize("name", ALL_ENGINES + ["trt8.6-mobilenetv2-int8-build"])
+def test_no_conv_warning_on_a_tensor_core_tactic(plan, name):
+    """Across every real engine, "not accelerated" only where the kernel runs on CUDA cores."""
+    p = plan(name)
+    findings = ConvLinter(p).lint()
+    warned = set(findings.loc[findings["hazard"] == NOT_ACCELERATED, "layer"]) if len(findings) \
+        else set()
+    for layer in p.layers:
+        if layer.type != "Convolution":
+            continue
+        tactic = layer.raw_dict.get("TacticName") or ""
+        if MMA_TOKENS.search(tactic):
+            assert classify_tactic(tactic).tensor_cores is True
+            assert layer.name not in warned, (name, layer.name, tactic)
+        if layer.name in warned:
+            assert not MMA_TOKENS.search(tactic)
+            assert classify_tactic(tactic, layer.subtype).tensor_cores is False
+
+
+def test_tensor_core_warnings_per_engine(plan):
+    """TREx's pattern gave 7 false warnings on a100-resnet18-fp16 (``ampere_h16816cudnn_*``, cuDNN
+    HMMA m16n8k16 kernels); 0 now. A kernel name that says nothing is an info, not a warning."""
+    def counts(name):
+        df = ConvLinter(plan(name)).lint()
+        return df["hazard"].value_counts().to_dict() if len(df) else {}
+
+    assert NOT_ACCELERATED not in counts("a100-resnet18-fp16")
+    trex_false = [layer for layer in plan("a100-resnet18-fp16").layers
+                  if layer.type == "Convolution" and layer.precision != "FP32"
+                  and not re.search(r"imma|hmma|xmma|i88|884", layer.raw_dict.get("TacticName", ""))]
+    assert len(trex_false) == 7
+    # the INT8 first layer of a100-resnet18-qat really runs DP4A (ampere_fp32_icudnn_int8x4)
+    assert counts("a100-resnet18-qat")[NOT_ACCELERATED] == 1
+    # two FusedConvActConvolution layers (TensorRT's own runner, no kernel name): unknown
+    residuals = counts("trex-mobilenet-v2-residuals-qat")
+    assert residuals[NOT_ACCELERATED] == 18
+    assert residuals["Convolution's Tensor Core use is unknown."] == 2
+    # read from a build log: kernel names of silently reused timings come from the same tactic id
+    build = ConvLinter(plan("trt8.6-mobilenetv2-int8-build")).lint()
+    tc = build[build["hazard"] == NOT_ACCELERATED]
+    assert len(tc) == 17 and tc["tactic"].str.contains("depthwise").all()
+    assert "Depthwise" in tc.iloc[0]["mitigation"]
+    assert not build["hazard"].str.contains("unknown").any()
 
 
 def test_reformat_linter_rows_and_int8_mitigation_fires(plan):

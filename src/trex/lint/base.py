@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
@@ -17,8 +16,6 @@ from ..model.plan import EnginePlan
 SEVERITIES = ("info", "warning", "error")
 ENGINE = "(engine)"  # the layer of findings about the whole engine
 FINDING_COLUMNS = ["layer", "linter", "severity", "hazard", "evidence", "mitigation", "help"]
-# TREx's test for Tensor Core kernels in tactic names (kept so that its counts reproduce).
-TREX_TC_RE = re.compile(r"imma|hmma|xmma|i88|884")
 FLOAT_RANK = {"FP32": 2, "TF32": 2, "FP16": 1, "BF16": 1, "INT8": 0, "UINT8": 0, "FP8": 0, "INT4": 0,
               "FP4": 0, "UINT4": 0}
 

@@ -1,11 +1,19 @@
-"""TREx's ConvLinter: Tensor Core use, quantized convolutions with float outputs, channel alignment."""
+"""TREx's ConvLinter: Tensor Core use, quantized convolutions with float outputs, channel alignment.
+
+Tensor Core use comes from :func:`trex.kernels.classify_tactic` (TREx's ``imma|hmma|xmma|i88|884``
+test missed cuDNN's ``h16816cudnn`` kernels and passed every ``xmma`` CUDA-core kernel). A kernel
+whose name says nothing is reported as unknown (info), never as "not accelerated"; convolutions
+that implement an ONNX Gemm/MatMul are left to the GEMM linter (``gemm-tensor-cores``).
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from ..kernels import KernelInfo, classify_tactic
 from ..model.layer import Layer
-from .base import TREX_TC_RE, Finding, Linter, findings_frame
+from .base import Finding, Linter, findings_frame
+from .gemm import is_gemm_layer
 
 _TC_HELP = "TensorCores accelerate large Convolution and GEMM operations."
 _MIXED_HELP = ("Quantized Convolution with float outputs is ill advised for memory-limited "
@@ -39,17 +47,35 @@ class ConvLinter(Linter):
     def _extra(self, layer: Layer) -> dict[str, str]:
         return {"tactic": layer.raw_dict.get("TacticName") or "TensorRT", "subtype": layer.subtype}
 
+    def kernel(self, conv: Layer) -> KernelInfo:
+        """What the convolution's tactic name (or its LayerType) says about its kernel."""
+        return classify_tactic(conv.raw_dict.get("TacticName"), conv.raw_dict.get("LayerType"))
+
     def tc_findings(self) -> list[Finding]:
-        """Non-FP32 convolutions whose tactic is not a Tensor Core kernel (TREx's name test)."""
+        """Non-FP32 convolutions whose kernel runs on CUDA cores (warning) or whose kernel name
+        does not say (info); GEMM-like convolutions are the GEMM linter's."""
         out = []
         for i, conv in self._convs():
-            tactic = conv.raw_dict.get("TacticName") or "TensorRT"
-            if conv.precision == "FP32" or TREX_TC_RE.search(tactic):
+            if conv.precision == "FP32" or is_gemm_layer(conv):
+                continue
+            kernel = self.kernel(conv)
+            if kernel.tensor_cores:
                 continue
             c, k = _channels(conv)
             groups = conv.raw_dict.get("Groups") or 1
+            evidence = {"input_channels": c, "output_channels": k, "groups": groups,
+                        "kernel": kernel.evidence, **self.layer_timing(i)}
+            if kernel.tensor_cores is None:
+                out.append(self.finding(
+                    conv.name, "info", "Convolution's Tensor Core use is unknown.", evidence,
+                    "Build with --profilingVerbosity=detailed (kernel names in TacticName) or "
+                    "profile with Nsight Systems to see the kernel.", _TC_HELP,
+                    **self._extra(conv)))
+                continue
             mitigation = ""
-            if isinstance(groups, int) and groups > 1 and c is not None and groups == c:
+            depthwise = kernel.operation == "depthwise convolution" or (
+                isinstance(groups, int) and groups > 1 and c is not None and groups == c)
+            if depthwise:
                 mitigation = ("Depthwise convolutions (one channel per group) do not map to Tensor "
                               "Cores; they are memory bound, so fuse them with their neighbours or "
                               "keep their tensors in INT8/FP16.")
@@ -57,8 +83,7 @@ class ConvLinter(Linter):
                 mitigation = ("This Convolution has a small number of input channels so "
                               "acceleration may not be possible.")
             out.append(self.finding(
-                conv.name, "warning", "Convolution is not accelerated.",
-                {"input_channels": c, "output_channels": k, "groups": groups, **self.layer_timing(i)},
+                conv.name, "warning", "Convolution is not accelerated.", evidence,
                 mitigation, _TC_HELP, **self._extra(conv)))
         return out
 

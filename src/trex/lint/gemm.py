@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 from ..compute.model import GEMM_TYPES, gemm_cost, layer_cost
+from ..kernels import classify_tactic, uses_tensor_cores
 from ..model.layer import Layer
 from ..onnx_map import nodes_from_name, onnx_op_type
 from .base import Finding, Linter, rank
 
-# Kernel names of Tensor Core GEMM/conv tactics, and names that say CUDA cores.
-TC_RE = re.compile(r"tensor\d+x\d+x\d+|imma|hmma|gmma|i8816|h1688|s1688|16816|884|i88|tensorop|_tc_",
-                   re.IGNORECASE)
-NO_TC_RE = re.compile(r"simt|gemv|^sm[56]\d_|ffma|dp4a|int8x4", re.IGNORECASE)
+__all__ = ["GemmAlignmentLinter", "TensorCoreGemmLinter", "is_gemm_layer", "uses_tensor_cores"]
+
 ALIGNMENT = {"INT8": 16, "UINT8": 16, "FP8": 16, "FP16": 8, "BF16": 8, "FP32": 4, "TF32": 4}
 _GEMM_OPS = {"Gemm", "MatMul"}
 
@@ -27,17 +24,6 @@ def is_gemm_layer(layer: Layer) -> bool:
         return True
     nodes = layer.onnx_nodes or nodes_from_name(layer.name)
     return any(onnx_op_type(n) in _GEMM_OPS for n in nodes)
-
-
-def uses_tensor_cores(tactic: str) -> bool | None:
-    """True/False from the kernel name; None when the name says nothing (e.g. ``TensorRT``)."""
-    if not tactic or tactic == "TensorRT":
-        return None
-    if NO_TC_RE.search(tactic):
-        return False
-    if TC_RE.search(tactic):
-        return True
-    return None
 
 
 class GemmAlignmentLinter(Linter):
@@ -83,7 +69,8 @@ class TensorCoreGemmLinter(Linter):
             if level is None or level > 1 or not is_gemm_layer(layer):
                 continue
             tactic = layer.raw_dict.get("TacticName") or ""
-            if uses_tensor_cores(tactic) is not False:
+            kernel = classify_tactic(tactic, layer.raw_dict.get("LayerType"))
+            if kernel.tensor_cores is not False:
                 continue
             cost = layer_cost(layer)
             m = cost.m or 0
@@ -96,7 +83,8 @@ class TensorCoreGemmLinter(Linter):
                               "Core tactic should win for this shape.")
             out.append(self.finding(
                 layer.name, "warning", "GEMM runs without Tensor Cores.",
-                {"M": cost.m, "N": cost.n, "K": cost.k, "bytes": cost.bytes, **self.layer_timing(i)},
+                {"M": cost.m, "N": cost.n, "K": cost.k, "bytes": cost.bytes, "kernel": kernel.evidence,
+                 **self.layer_timing(i)},
                 mitigation,
                 "SIMT/GEMV kernels reach a fraction of the Tensor Core peak; large GEMMs in reduced "
                 "precision should use HMMA/IMMA kernels.",
