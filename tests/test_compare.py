@@ -37,7 +37,7 @@ from trex.compare import (
     match_layers,
     summary_table,
 )
-from trex.compare.align import _lcs, diff
+from trex.compare.sequence import _lcs, diff
 from trex.errors import InputError
 
 RESNET18 = ("fp32", "fp16", "qat", "qat-residual", "qat-residual-qgap")
@@ -174,10 +174,14 @@ def test_resnet18_alignment_accounts_for_every_removed_reformat(resnets):
                                "only-in-A": 2}
     assert set(b[b["match"] == "only-in-A"]["type"]) == {"Reformat"}  # 3 - 2 = 1
 
-    # No names in common (fp32's are Conv_15...): shapes pair the swapped convolutions.
+    # No names in common (fp32's are Conv_15...): structure pairs the swapped convolutions, and
+    # conv1 + ReLU with the ConvActPool (9,408 weights, reads the network input); MaxPool_2 is
+    # the one fp32 layer the ConvActPool absorbed.
     c = align_layers(resnets[0], qgap)
-    assert match_counts(c) == {"onnx": 0, "name": 0, "signature": 21, "position": 0,
-                               "only-in-A": 3, "only-in-B": 2}
+    assert match_counts(c) == {"onnx": 0, "name": 0, "signature": 22, "position": 0,
+                               "only-in-A": 2, "only-in-B": 1}
+    assert c.set_index("a").loc[0, "name_b"].startswith("conv1.weight")
+    assert c.loc[c["match"] == "only-in-A", "name_a"].tolist()[0] == "MaxPool_2"
     pairs = c.set_index("a")
     assert pairs.loc[8, "name_a"] == "Conv_15" and "layer2.0.conv2" in pairs.loc[8, "name_b"]
     assert "downsample" in pairs.loc[9, "name_b"]
@@ -188,10 +192,12 @@ def test_resnet18_alignment_accounts_for_every_removed_reformat(resnets):
 def test_resnet18_n_way_alignment(resnets):
     alignment = align_plans(resnets, names=RESNET18)
     counts = link_counts(alignment, RESNET18)
+    # fp16 -> qat: Gemm_48 pairs with fc (512,000 weights, the global pool before it) by structure;
+    # it used to be a "position" pair (its output is [32, 1000, 1, 1] in fp16, [32, 1000] in qat).
     assert counts.to_dict("records") == [
         {"from": "fp32", "to": "fp16", "onnx": 0, "name": 23, "signature": 0, "position": 0,
          "only in from": 1, "only in to": 2},
-        {"from": "fp16", "to": "qat", "onnx": 0, "name": 0, "signature": 23, "position": 1,
+        {"from": "fp16", "to": "qat", "onnx": 0, "name": 0, "signature": 24, "position": 0,
          "only in from": 1, "only in to": 11},
         {"from": "qat", "to": "qat-residual", "onnx": 0, "name": 22, "signature": 3,
          "position": 0, "only in from": 10, "only in to": 0},
@@ -214,6 +220,207 @@ def test_resnet18_n_way_alignment(resnets):
     assert worst["match"].iat[0] == "signature"
     best = layer_regressions(resnets, RESNET18, alignment=alignment).iloc[-1]
     assert best["fp32 name"] == "Conv_0 + Relu_1" and best["delta ms"] < -0.4
+
+
+# ------------------------------------------------------------------------- counterparts by structure
+WEIGHTED = ("Convolution", "ConvActPool")
+PAIRS = [("fp16", "qat"), ("fp32", "qat"), ("qat", "qat-residual"), ("fp16", "qat-residual")]
+
+
+def _expected_conv_pairs(a: EnginePlan, b: EnginePlan) -> list[tuple[int, int]]:
+    """Counterparts from what the graphs say: weighted layers grouped by weights count (which
+    precision does not change), the k-th of a count in A with the k-th in B in graph order; each
+    pair reads the same input shape and writes the same number of channels."""
+    def groups(plan: EnginePlan) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {}
+        for i, layer in enumerate(plan.layers):
+            if layer.type in WEIGHTED:
+                out.setdefault(layer.weights_cnt, []).append(i)
+        return out
+
+    ga, gb = groups(a), groups(b)
+    assert {k: len(v) for k, v in ga.items()} == {k: len(v) for k, v in gb.items()}
+    pairs = sorted(p for count in ga for p in zip(ga[count], gb[count]))
+    for i, j in pairs:
+        la, lb = a.layers[i], b.layers[j]
+        assert la.inputs[0].shape[1:] == lb.inputs[0].shape[1:]
+        assert la.outputs[0].shape[1] == lb.outputs[0].shape[1]
+    return pairs
+
+
+def _pairs(alignment: pd.DataFrame) -> list[tuple[int, int]]:
+    both = alignment.dropna(subset=["a", "b"])
+    return sorted(zip(both["a"].astype(int), both["b"].astype(int)))
+
+
+@pytest.mark.parametrize(("first", "second"), PAIRS)
+def test_every_convolution_pairs_with_its_counterpart(resnets, first, second):
+    """FP16 vs QAT (and FP32 vs QAT, QAT vs QAT with the residual fix): all 21 convolutions, or 20
+    and conv1 with the ConvActPool that absorbed it and the max-pool; what only one engine has
+    is a reformat (Q/DQ) or that max-pool."""
+    plans = dict(zip(RESNET18, resnets))
+    a, b = plans[first], plans[second]
+    expected = _expected_conv_pairs(a, b)
+    assert len(expected) == 21
+    alignment = align_layers(a, b)
+    weighted = [(i, j) for i, j in _pairs(alignment) if a.layers[i].type in WEIGHTED]
+    assert weighted == expected
+    rows = alignment.dropna(subset=["a", "b"])
+    conv_rows = rows[[a.layers[int(i)].type in WEIGHTED for i in rows["a"]]]
+    assert set(conv_rows["confidence"]) == {"high"}
+    assert conv_rows["evidence"].str.contains("weights").all()
+    only = alignment[alignment["match"].str.startswith("only")]
+    fused_pool = {"ConvActPool"} & {layer.type for layer in b.layers}
+    assert set(only["type"]) == ({"Reformat", "Pooling"} if fused_pool else {"Reformat"})
+    if fused_pool:
+        pool = only[only["type"] == "Pooling"]
+        assert pool["name_a"].str.startswith("MaxPool").tolist() == [True]
+
+
+def _renamed_copy(engines: Path, tmp_path: Path, folder: str, prefix: str) -> Path:
+    """A real ResNet18 export with TensorFlow-style names: ``layer2.0.conv2 + layer2.0.add +
+    layer2.0.relu`` (``quant_`` before the convolution's name in the QAT variant), so that the
+    block-closing Add/ReLU fused into a different convolution in each engine is a shared name."""
+    src = engines / f"a100-resnet18-{folder}"
+    graph_file = next(src.glob("*.graph.json"))
+    profile_file = next(src.glob("*.profile.json"))
+    graph = json.loads(graph_file.read_text(), strict=False)
+    profile = json.loads(profile_file.read_text(), strict=False)
+    renamed = {}
+    for layer in graph["Layers"]:
+        parts = layer["Name"].split(" + ")
+        weight = next((p for p in parts if p.endswith(".weight")), None)
+        if weight is None:
+            continue
+        conv = weight[:-len(".weight")]
+        block = conv.rsplit(".", 2)[0] if ".downsample." in conv else conv.rsplit(".", 1)[0]
+        name = prefix + conv
+        if any(p.startswith("Add_") for p in parts):
+            name += f" + {block}.add + {block}.relu"
+        renamed[layer["Name"]] = name
+        layer["Name"] = name
+    for row in profile[1:]:
+        row["name"] = renamed.get(row["name"], row["name"])
+    out = tmp_path / f"tf-{folder}"
+    out.mkdir()
+    (out / "tf.graph.json").write_text(json.dumps(graph))
+    (out / "tf.profile.json").write_text(json.dumps(profile))
+    return out
+
+
+def test_a_shared_fused_add_does_not_pair_different_convolutions(engines, tmp_path):
+    """qat and qat-residual fuse layer{2,3,4}.0's Add into different convolutions (downsample vs
+    conv2). With TensorFlow-style names the Add/ReLU names are shared and the convolutions' own
+    names differ by ``quant_``: fragments alone pair the downsample with conv2 (the issue's
+    ``conv2_block1_0`` with ``quant_conv2_block1_3``) and leave both block-1 convolutions alone."""
+    from trex.compare.align import _name_parts, _overlap_pairs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = EnginePlan.from_path(_renamed_copy(engines, tmp_path, "qat", ""))
+        b = EnginePlan.from_path(_renamed_copy(engines, tmp_path, "qat-residual", "quant_"))
+    parts_a = [_name_parts(layer.name) for layer in a.layers]
+    parts_b = [_name_parts(layer.name) for layer in b.layers]
+    by_fragment = _overlap_pairs(parts_a, parts_b, list(range(len(parts_a))),
+                                 list(range(len(parts_b))), [x.type for x in a.layers],
+                                 [x.type for x in b.layers])
+    wrong = [(a.layers[i].name, b.layers[j].name) for i, j in by_fragment
+             if a.layers[i].weights_cnt != b.layers[j].weights_cnt]
+    assert ("layer2.0.downsample.0 + layer2.0.add + layer2.0.relu",
+            "quant_layer2.0.conv2 + layer2.0.add + layer2.0.relu") in wrong
+    assert len(wrong) == 3  # stages 2-4 (layer2..layer4)
+
+    expected = _expected_conv_pairs(a, b)
+    alignment = align_layers(a, b)
+    assert [(i, j) for i, j in _pairs(alignment) if a.layers[i].type in WEIGHTED] == expected
+    assert not alignment["type"][alignment["match"].str.startswith("only")].isin(WEIGHTED).any()
+    downsample = alignment[alignment["name_a"].str.startswith("layer3.0.downsample.0")].iloc[0]
+    assert downsample["name_b"] == "quant_layer3.0.downsample.0"
+    assert downsample["confidence"] == "high" and "weights" in downsample["evidence"]
+    # the regressions table starts with real counterparts, not with convolutions left alone
+    worst = layer_regressions([a, b], ["A", "B"], top=5)
+    alone = worst[(worst["A name"] == "") | (worst["B name"] == "")]
+    assert not alone["type"].isin(WEIGHTED).any()
+
+
+def _bottleneck(tmp_path: Path, name: str, layers: list[tuple]) -> EnginePlan:
+    """A generated engine: (name, type, weights, inputs, outputs) with tensors as (name, C, H)."""
+    def tensor(spec):
+        tname, channels, size, dtype = spec
+        return {"Name": tname, "Location": "Device", "Dimensions": [1, channels, size, size],
+                "Format/Datatype": f"Row major linear {dtype} format"}
+
+    out = []
+    for lname, ltype, weights, ins, outs in layers:
+        layer = {"Name": lname, "LayerType": "CaskConvolution" if ltype == "Convolution" else ltype,
+                 "ParameterType": ltype, "Inputs": [tensor(t) for t in ins],
+                 "Outputs": [tensor(t) for t in outs]}
+        if weights:
+            layer["Weights"] = {"Type": "Half", "Count": weights}
+        out.append(layer)
+    path = tmp_path / f"{name}.graph.json"
+    path.write_text(json.dumps({"Layers": out, "Bindings": ["x", "out"]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return EnginePlan(path)
+
+
+def test_graph_position_pairs_convolutions_with_equal_weights(tmp_path):
+    """ResNet50's first bottleneck as TensorFlow exports it: the shortcut conv ``_0`` and the
+    expanding conv ``_3`` are both 1x1, 64 -> 256 channels, 16,384 weights, on 56x56. FP16 fuses
+    the block's Add into ``_0``, INT8 into ``quant_..._3``: same weights, same shapes, shared Add
+    and ReLU names. Only the graph tells them apart: ``_0`` reads the pool, ``_3`` reads ``_2``."""
+    x, p, pq = ("x", 64, 112, "Half"), ("p", 64, 56, "Half"), ("pq", 64, 56, "Int8")
+    fp16 = _bottleneck(tmp_path, "fp16", [
+        ("pool", "Pooling", 0, [x], [p]),
+        ("conv2_block1_1_conv + conv2_block1_1_relu", "Convolution", 4096, [p], [("a", 64, 56, "Half")]),
+        ("conv2_block1_2_conv + conv2_block1_2_relu", "Convolution", 36864, [("a", 64, 56, "Half")],
+         [("b", 64, 56, "Half")]),
+        ("conv2_block1_3_conv", "Convolution", 16384, [("b", 64, 56, "Half")], [("c", 256, 56, "Half")]),
+        ("conv2_block1_0_conv + conv2_block1_add + conv2_block1_out", "Convolution", 16384,
+         [p, ("c", 256, 56, "Half")], [("out", 256, 56, "Half")]),
+    ])
+    int8 = _bottleneck(tmp_path, "int8", [
+        ("pool", "Pooling", 0, [x], [p]),
+        ("quant_pool", "Reformat", 0, [p], [pq]),
+        ("quant_conv2_block1_0_conv", "Convolution", 16384, [pq], [("s", 256, 56, "Int8")]),
+        ("quant_conv2_block1_1_conv + quant_conv2_block1_1_relu", "Convolution", 4096, [pq],
+         [("a", 64, 56, "Int8")]),
+        ("quant_conv2_block1_2_conv + quant_conv2_block1_2_relu", "Convolution", 36864,
+         [("a", 64, 56, "Int8")], [("b", 64, 56, "Int8")]),
+        ("quant_conv2_block1_3_conv + conv2_block1_add + conv2_block1_out", "Convolution", 16384,
+         [("b", 64, 56, "Int8"), ("s", 256, 56, "Int8")], [("out", 256, 56, "Half")]),
+    ])
+    alignment = align_layers(fp16, int8).dropna(subset=["a", "b"])
+    pairs = dict(zip(alignment["name_a"], alignment["name_b"]))
+    assert pairs["conv2_block1_0_conv + conv2_block1_add + conv2_block1_out"] == \
+        "quant_conv2_block1_0_conv"
+    assert pairs["conv2_block1_3_conv"] == \
+        "quant_conv2_block1_3_conv + conv2_block1_add + conv2_block1_out"
+    assert len(pairs) == 5 and set(alignment["confidence"]) == {"high"}
+
+
+def test_precision_speedups_compare_aligned_layers_only(resnets):
+    """Per precision, the speedup covers aligned counterparts in that precision in both engines;
+    the totals of unrelated layers are not divided (fp32's 24 FP32 layers against the one FP32
+    reformat of fp16 would read 26x)."""
+    fp32, fp16, qat, residual, _ = resnets
+    df = compare_by_precision([fp32, fp16], ["fp32", "fp16"]).set_index("precision")
+    assert df.loc["FP32", "fp32 ms"] / df.loc["FP32", "fp16 ms"] == pytest.approx(26.25, abs=0.01)
+    assert pd.isna(df.loc["FP32", "fp16 speedup"]) and df.loc["FP32", "fp16 pairs"] == 0
+    assert pd.isna(df.loc["FP16", "fp16 speedup"]) and df.loc["FP16", "fp16 pairs"] == 0
+
+    df = compare_by_precision([qat, residual], ["qat", "res"]).set_index("precision")
+    convs = _expected_conv_pairs(qat, residual)  # all INT8 in both
+    ms_a = sum(qat.df["latency.avg_time"].iat[i] for i, _ in convs)
+    ms_b = sum(residual.df["latency.avg_time"].iat[j] for _, j in convs)
+    assert df.loc["INT8", "res pairs"] == 21
+    assert df.loc["INT8", "res speedup"] == pytest.approx(ms_a / ms_b)
+    # FP32: QuantizeLinear_2 reads the FP32 input in both; the other FP32 layers have no FP32
+    # counterpart (MaxPool_12 fused into the INT8 ConvActPool, the pool runs in FP16 in qat)
+    assert df.loc["FP32", "res pairs"] == 1
+    assert df.loc["FP32", "res speedup"] == pytest.approx(
+        qat.df["latency.avg_time"].iat[0] / residual.df["latency.avg_time"].iat[0])
 
 
 # ------------------------------------------------------------------------- ONNX node names
@@ -453,7 +660,9 @@ def test_cli_compare_table(engines, capsys):
     assert "Reformat     0.2785  0.1157  0.0952        12         3         1     2.4071" in out
     assert "A     B      0    22          3         0            10           0" in out
     assert "(C vs A; 4 of 35 rows)" in out
-    assert "Reformat     name       QuantizeLinear_2" in out
+    assert "Reformat     name       high        QuantizeLinear_2" in out
+    assert "INT8       0.7107  0.6195  0.5775        21        22        22     1.1723     1.2641       21" \
+        in out
     assert "ONNX nodes: no engine lists ONNX node names" in out
     assert "Regression gate" not in out
 

@@ -60,7 +60,7 @@ def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
     return {
         "summary": views.summary_table(plans, names),
         "by_type": views.compare_by_type(plans, names),
-        "by_precision": views.compare_by_precision(plans, names),
+        "by_precision": views.compare_by_precision(plans, names, alignment),
         "alignment": views.link_counts(alignment, names),
         "layers": views.layer_regressions(plans, names, top, alignment=alignment),
         "aligned_rows": len(alignment),
@@ -73,8 +73,8 @@ def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
 def _layers_for_text(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     """The diff's text columns: first and last layer names, every engine's latency, delta."""
     first, last = names[0], names[-1]
-    cols = ["type", "match", f"{first} name", *[f"{n} ms" for n in names], f"{last} name",
-            "delta ms", "speedup"]
+    cols = ["type", "match", "confidence", f"{first} name", *[f"{n} ms" for n in names],
+            f"{last} name", "delta ms", "speedup"]
     return df[cols]
 
 
@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
         sections = [
             ("Summary", report["summary"]),
             (f"Latency by layer type (ms; speedup = {names[0]} / engine)", report["by_type"]),
-            ("Latency by precision (ms)", report["by_precision"]),
+            (f"Latency by precision (ms; speedup = {names[0]} / engine over aligned layers in "
+             "that precision in both, of which 'pairs')", report["by_precision"]),
             ("Layer alignment of consecutive engines (pairs per match kind)", report["alignment"]),
             (f"Aligned layers, largest regressions first ({names[-1]} vs {names[0]}; "
              f"{len(report['layers'])} of {report['aligned_rows']} rows)",

@@ -1,8 +1,16 @@
-"""Align the layers of engines: ONNX node names, then layer names, then signatures, then position.
+"""Align the layers of engines: identities first, then structure, then names, then order.
 
-Every pass is linear or ``O(n log n)``: identity keys that are unique in both engines, then
-order-preserving diffs (trimmed ends, unique anchors with a longest increasing subsequence, an
-exact LCS on small gaps and a windowed resynchronising walk on large ones).
+1. The same ONNX node set (TensorRT 8.6+ ``Metadata``) or the same layer name.
+2. Graph structure (:mod:`.structure`): from matched pairs and from the network's inputs and
+   outputs, neighbours whose weights count (or type and output shapes) occurs once on each side.
+3. Shared fragments (ONNX nodes, stable parts of fused names) unless structure contradicts them:
+   weights counts that differ, or matched neighbours that do not correspond. A fused Add/ReLU
+   shared by two differently fused convolutions no longer pairs them.
+4. In graph order between matched pairs: signatures (type and shapes), then first input and output
+   shapes, then types (:mod:`.sequence`, near-linear).
+
+Each pair's ``match`` is its strongest evidence (onnx, name, signature, position) and
+``confidence`` (high, medium, low) says how much supports it; ``evidence`` lists it.
 """
 
 from __future__ import annotations
@@ -11,10 +19,23 @@ import bisect
 import itertools
 import re
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import pandas as pd
+
+from .sequence import diff, interned, lis
+from .structure import (
+    CONFIDENCE,
+    WEIGHTED_TYPES,
+    Graph,
+    PairEvidence,
+    neighbours_agree,
+    node_key,
+    propagate,
+    weights_key,
+)
 
 if TYPE_CHECKING:
     from ..model.plan import EnginePlan
@@ -22,9 +43,7 @@ if TYPE_CHECKING:
 MATCH_KINDS = ("onnx", "name", "signature", "position")
 _STRENGTH = {kind: i for i, kind in enumerate(MATCH_KINDS)}
 _ELEMENTWISE = {"PointWise", "ElementWise"}
-_DP_CELLS = 40_000  # exact LCS below this many cells
-_GRAM = 3  # keys that must agree to resynchronise a windowed walk
-_WINDOWS = (32, 128, 512, 2048)
+_FRAGMENT_ROUNDS = 16  # rounds of fragment matching, each checked against the previous ones
 _AUTO_PART = re.compile(r"^(?:[A-Za-z]\w*_\d+|PWN\(.*|\(Unnamed Layer\*.*)$")
 
 Pair = tuple[int, int]
@@ -67,167 +86,6 @@ def _signature(layer, exact: bool) -> Hashable | None:
     return (layer.type, tuple(ins), tuple(outs))
 
 
-def _interned(keys_a: list, keys_b: list) -> tuple[list[int], list[int], list[int]]:
-    """Keys as ints shared by both lists (None: a fresh negative int matching nothing), and each
-    int's weight: 1 for a Reformat, 2 for any other layer."""
-    ids: dict[Hashable, int] = {}
-    weight: list[int] = []
-    fresh = itertools.count(-1, -1)
-
-    def intern(keys: list) -> list[int]:
-        out = []
-        for key in keys:
-            if key is None:
-                out.append(next(fresh))
-                continue
-            k = ids.get(key)
-            if k is None:
-                k = ids[key] = len(weight)
-                kind = key[0] if isinstance(key, tuple) else key
-                weight.append(1 if kind == "Reformat" else 2)
-            out.append(k)
-        return out
-
-    return intern(keys_a), intern(keys_b), weight
-
-
-# --------------------------------------------------------------------------- sequence diff
-def _lis(pairs: list[Pair]) -> list[Pair]:
-    """The longest subsequence of ``pairs`` (sorted by first item) increasing in the second."""
-    tails: list[int] = []
-    tail_at: list[int] = []
-    back = [-1] * len(pairs)
-    for i, (_, b) in enumerate(pairs):
-        k = bisect.bisect_left(tails, b)
-        if k == len(tails):
-            tails.append(b)
-            tail_at.append(i)
-        else:
-            tails[k] = b
-            tail_at[k] = i
-        back[i] = tail_at[k - 1] if k else -1
-    out: list[Pair] = []
-    i = tail_at[-1] if tail_at else -1
-    while i >= 0:
-        out.append(pairs[i])
-        i = back[i]
-    return out[::-1]
-
-
-def _unique_anchors(ka: Sequence[int], kb: Sequence[int], a0: int, a1: int, b0: int, b1: int
-                    ) -> list[Pair]:
-    """Keys found once in each range, paired, kept where they agree in order (patience diff)."""
-    ca = Counter(ka[a0:a1])
-    cb = Counter(kb[b0:b1])
-    where = {kb[j]: j for j in range(b0, b1) if cb[kb[j]] == 1 and ca.get(kb[j]) == 1}
-    return _lis([(i, where[ka[i]]) for i in range(a0, a1) if ka[i] in where])
-
-
-def _lcs(ka: Sequence[int], kb: Sequence[int], a0: int, a1: int, b0: int, b1: int,
-         weight: Sequence[int] | None = None) -> list[Pair]:
-    """An exact heaviest common subsequence (a match of key k weighs ``weight[k]``, default 1)."""
-    a, b = ka[a0:a1], kb[b0:b1]
-    n, m = len(a), len(b)
-    w = [1 if weight is None or k < 0 else weight[k] for k in a]
-    table = [[0] * (m + 1) for _ in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        row, below, ai, wi = table[i], table[i + 1], a[i], w[i]
-        for j in range(m - 1, -1, -1):
-            best = below[j] if below[j] >= row[j + 1] else row[j + 1]
-            if ai == b[j] and below[j + 1] + wi > best:
-                best = below[j + 1] + wi
-            row[j] = best
-    out: list[Pair] = []
-    i = j = 0
-    while i < n and j < m:
-        if a[i] == b[j] and table[i][j] == table[i + 1][j + 1] + w[i]:
-            out.append((a0 + i, b0 + j))
-            i, j = i + 1, j + 1
-        elif table[i + 1][j] >= table[i][j + 1]:
-            i += 1
-        else:
-            j += 1
-    return out
-
-
-def _resync(ka: Sequence[int], kb: Sequence[int], i: int, a1: int, j: int, b1: int
-            ) -> Pair | None:
-    """The nearest (i + da, j + db) where the next few keys of both sequences agree."""
-    for window in _WINDOWS:
-        grams: dict[tuple[int, ...], int] = {}
-        for y in range(j, min(j + window, b1)):
-            grams.setdefault(tuple(kb[y:min(y + _GRAM, b1)]), y)
-        best: Pair | None = None
-        for x in range(i, min(i + window, a1)):
-            if best is not None and x - i >= best[0] - i + best[1] - j:
-                break
-            y = grams.get(tuple(ka[x:min(x + _GRAM, a1)]))
-            if y is not None and (best is None or x - i + y - j < best[0] - i + best[1] - j):
-                best = (x, y)
-        if best is not None:
-            return best
-        if window >= a1 - i and window >= b1 - j:
-            return None
-    return None
-
-
-def _windowed(ka: Sequence[int], kb: Sequence[int], a0: int, a1: int, b0: int, b1: int,
-              ) -> tuple[list[Pair], list[tuple[int, int, int, int]]]:
-    """Walk both ranges matching equal keys; after a mismatch jump to the nearest agreement."""
-    matches: list[Pair] = []
-    gaps: list[tuple[int, int, int, int]] = []
-    i, j = a0, b0
-    while i < a1 and j < b1:
-        if ka[i] == kb[j]:
-            matches.append((i, j))
-            i, j = i + 1, j + 1
-            continue
-        hit = _resync(ka, kb, i, a1, j, b1)
-        if hit is None:
-            break  # the rest stays for the next pass
-        gaps.append((i, hit[0], j, hit[1]))
-        i, j = hit
-    return matches, gaps
-
-
-def diff(ka: Sequence[int], kb: Sequence[int], weight: Sequence[int] | None = None) -> list[Pair]:
-    """Order-preserving pairs of equal keys, near-linear on long, mostly similar sequences;
-    ``weight[k]`` (default 1) makes small gaps prefer matching heavier keys."""
-    out: list[Pair] = []
-    stack = [(0, len(ka), 0, len(kb))]
-    budget = 16 * (len(ka) + len(kb)) + 4096  # work allowed for the anchor recursion
-    while stack:
-        a0, a1, b0, b1 = stack.pop()
-        while a0 < a1 and b0 < b1 and ka[a0] == kb[b0]:
-            out.append((a0, b0))
-            a0, b0 = a0 + 1, b0 + 1
-        while a0 < a1 and b0 < b1 and ka[a1 - 1] == kb[b1 - 1]:
-            a1, b1 = a1 - 1, b1 - 1
-            out.append((a1, b1))
-        if a0 == a1 or b0 == b1:
-            continue
-        if (a1 - a0) * (b1 - b0) <= _DP_CELLS:
-            out.extend(_lcs(ka, kb, a0, a1, b0, b1, weight))
-            continue
-        anchors: list[Pair] = []
-        if budget > 0:
-            budget -= (a1 - a0) + (b1 - b0)
-            anchors = _unique_anchors(ka, kb, a0, a1, b0, b1)
-        if anchors:
-            out.extend(anchors)
-            pa, pb = a0, b0
-            for x, y in anchors:
-                stack.append((pa, x, pb, y))
-                pa, pb = x + 1, y + 1
-            stack.append((pa, a1, pb, b1))
-            continue
-        matches, gaps = _windowed(ka, kb, a0, a1, b0, b1)
-        out.extend(matches)
-        stack.extend(gaps)
-    out.sort()
-    return out
-
-
 # --------------------------------------------------------------------------- passes
 def _unique_identity_pairs(keys_a: list, keys_b: list, free_a: list[int], free_b: list[int]
                            ) -> list[Pair]:
@@ -240,10 +98,10 @@ def _unique_identity_pairs(keys_a: list, keys_b: list, free_a: list[int], free_b
 
 
 def _overlap_pairs(parts_a: list[tuple[str, ...]], parts_b: list[tuple[str, ...]],
-                   free_a: list[int], free_b: list[int], types_a: list[str], types_b: list[str]
-                   ) -> list[Pair]:
+                   free_a: list[int], free_b: list[int], types_a: list[str], types_b: list[str],
+                   allowed: Callable[[int, int], bool] = lambda i, j: True) -> list[Pair]:
     """Layers fused differently: mutual best partners sharing unique parts (same type first,
-    then the most parts shared)."""
+    then the most parts shared) among the pairs that ``allowed`` does not veto."""
     owners_a: dict[str, list[int]] = defaultdict(list)
     owners_b: dict[str, list[int]] = defaultdict(list)
     for i in free_a:
@@ -257,7 +115,8 @@ def _overlap_pairs(parts_a: list[tuple[str, ...]], parts_b: list[tuple[str, ...]
         lb = owners_b.get(part)
         if lb and len(la) == 1 and len(lb) == 1:
             shared[(la[0], lb[0])] += 1
-    score = {(i, j): (types_a[i] == types_b[j], n) for (i, j), n in shared.items()}
+    score = {(i, j): (types_a[i] == types_b[j], n) for (i, j), n in shared.items()
+             if allowed(i, j)}
     best_a: dict[int, Pair] = {}
     best_b: dict[int, Pair] = {}
     for pair in sorted(score):
@@ -291,78 +150,191 @@ def _keys(layers: list, rows: list[int], exact: bool) -> tuple[dict, dict, dict]
 
 
 def _types_compatible(ta: str, tb: str) -> bool:
-    return ta == tb or "Unknown" in (ta, tb)
+    return ta == tb or "Unknown" in (ta, tb) or (ta in WEIGHTED_TYPES and tb in WEIGHTED_TYPES)
+
+
+class _Matcher:
+    """One alignment of two plans: the passes, then the evidence of every pair."""
+
+    def __init__(self, plan_a: EnginePlan, plan_b: EnginePlan, exact: bool):
+        self.plan_a, self.plan_b, self.exact = plan_a, plan_b, exact
+        self.layers_a, self.layers_b = plan_a.layers, plan_b.layers
+        self.types_a = [layer.type for layer in self.layers_a]
+        self.types_b = [layer.type for layer in self.layers_b]
+        self.weights_a = [weights_key(layer) for layer in self.layers_a]
+        self.weights_b = [weights_key(layer) for layer in self.layers_b]
+        self.nodes_a, self.nodes_b = _onnx_nodes(plan_a), _onnx_nodes(plan_b)
+        self.matched: dict[int, int] = {}  # row in A -> row in B
+        self.taken_b: set[int] = set()
+        self.identity: set[int] = set()  # rows of A paired by ONNX node set or layer name
+
+    # ------------------------------------------------------------------ helpers
+    @cached_property
+    def graph_a(self) -> Graph:
+        return Graph(self.layers_a)
+
+    @cached_property
+    def graph_b(self) -> Graph:
+        return Graph(self.layers_b)
+
+    def all_matched(self) -> bool:
+        return len(self.matched) == len(self.layers_a) or len(self.taken_b) == len(self.layers_b)
+
+    def free(self) -> tuple[list[int], list[int]]:
+        return ([i for i in range(len(self.layers_a)) if i not in self.matched],
+                [j for j in range(len(self.layers_b)) if j not in self.taken_b])
+
+    def record(self, pairs: Iterable[Pair]) -> int:
+        added = 0
+        for i, j in pairs:
+            if i not in self.matched and j not in self.taken_b and self.compatible(i, j):
+                self.matched[i] = j
+                self.taken_b.add(j)
+                added += 1
+        return added
+
+    def compatible(self, i: int, j: int) -> bool:
+        """Structure vetoes a pair: known weights counts that differ, or incompatible types."""
+        wa, wb = self.weights_a[i], self.weights_b[j]
+        if wa is not None and wb is not None and wa != wb:
+            return False
+        return _types_compatible(self.types_a[i], self.types_b[j])
+
+    def fragments(self, parts_a: list[tuple[str, ...]], parts_b: list[tuple[str, ...]]) -> None:
+        """Pairs sharing fragments, accepted in rounds while their matched neighbours correspond
+        (or none is matched yet): each round's pairs give the next round neighbours to check."""
+        for _ in range(_FRAGMENT_ROUNDS):
+            if self.all_matched():
+                return
+            free_a, free_b = self.free()
+            pairs = _overlap_pairs(parts_a, parts_b, free_a, free_b, self.types_a, self.types_b,
+                                   self.compatible)
+            agreed = [(i, j) for i, j in pairs
+                      if neighbours_agree(i, j, self.graph_a, self.graph_b, self.matched,
+                                          self.taken_b) is not False]
+            if not self.record(agreed):
+                return
+
+    # ------------------------------------------------------------------ passes
+    def run(self) -> dict[int, int]:
+        nodes_a, nodes_b = self.nodes_a, self.nodes_b
+        with_onnx = any(nodes_a) and any(nodes_b)
+        # 1. Identities: the same ONNX node set, then the same layer name.
+        if with_onnx:
+            sets_a = [frozenset(n) if n else None for n in nodes_a]
+            sets_b = [frozenset(n) if n else None for n in nodes_b]
+            self.record(_unique_identity_pairs(sets_a, sets_b, *self.free()))
+        names_a = [layer.name for layer in self.layers_a]
+        names_b = [layer.name for layer in self.layers_b]
+        self.record(_unique_identity_pairs(names_a, names_b, *self.free()))
+        self.identity = set(self.matched)
+        if self.all_matched():
+            return self.matched
+        # 2. Structure: neighbours of matched pairs (and of the network's inputs and outputs)
+        # whose weights count, or type and output shapes, occur once on each side.
+        keys_a = [node_key(layer) for layer in self.layers_a]
+        keys_b = [node_key(layer) for layer in self.layers_b]
+        propagate(self.graph_a, self.graph_b, keys_a, keys_b, self.matched, self.taken_b)
+        # 3. Shared fragments (ONNX nodes, stable parts of fused names) where structure agrees.
+        if with_onnx:
+            self.fragments(nodes_a, nodes_b)
+        free_a, free_b = self.free()
+        parts_a: list[tuple[str, ...]] = [()] * len(self.layers_a)
+        parts_b: list[tuple[str, ...]] = [()] * len(self.layers_b)
+        for i in free_a:
+            parts_a[i] = _name_parts(names_a[i])
+        for j in free_b:
+            parts_b[j] = _name_parts(names_b[j])
+        self.fragments(parts_a, parts_b)
+        self._ordered_passes()
+        return self.matched
+
+    def _ordered_passes(self) -> None:
+        """What is left, in order between matched pairs: signatures, then first input and output
+        shapes (any order), then layer types."""
+        skeleton = lis(sorted(self.matched.items()))
+        cut_a = [i for i, _ in skeleton]
+        cut_b = [j for _, j in skeleton]
+        seg_a: dict[int, list[int]] = defaultdict(list)
+        seg_b: dict[int, list[int]] = defaultdict(list)
+        free_a, free_b = self.free()
+        for i in free_a:
+            seg_a[bisect.bisect_left(cut_a, i)].append(i)
+        for j in free_b:
+            seg_b[bisect.bisect_left(cut_b, j)].append(j)
+        sig_a, loose_a, type_a = _keys(self.layers_a, free_a, self.exact)
+        sig_b, loose_b, type_b = _keys(self.layers_b, free_b, self.exact)
+        for seg in sorted(seg_a.keys() & seg_b.keys()):
+            rows_a, rows_b = seg_a[seg], seg_b[seg]
+            ka, kb, weight = interned([sig_a[i] for i in rows_a], [sig_b[j] for j in rows_b])
+            pairs = diff(ka, kb, weight)
+            self.record((rows_a[x], rows_b[y]) for x, y in pairs)
+            ends = [(-1, -1), *pairs, (len(rows_a), len(rows_b))]
+            for (x0, y0), (x1, y1) in itertools.pairwise(ends):
+                if x1 - x0 > 1 and y1 - y0 > 1:
+                    gap_a, gap_b = rows_a[x0 + 1:x1], rows_b[y0 + 1:y1]
+                    self.record(_unique_identity_pairs(loose_a, loose_b, gap_a, gap_b))
+                    gap_a = [i for i in gap_a if i not in self.matched]
+                    gap_b = [j for j in gap_b if j not in self.taken_b]
+                    ka, kb, weight = interned([type_a[i] for i in gap_a],
+                                              [type_b[j] for j in gap_b])
+                    self.record((gap_a[x], gap_b[y]) for x, y in diff(ka, kb, weight))
+
+    # ------------------------------------------------------------------ evidence
+    def evidence(self) -> dict[int, PairEvidence]:
+        """What supports each pair (computed once all pairs are known). Neighbours are not looked
+        up for identities (the same ONNX node set or name), which weights and types still check."""
+        nodes_a, nodes_b = self.nodes_a, self.nodes_b
+        out: dict[int, PairEvidence] = {}
+        for i, j in self.matched.items():
+            la, lb = self.layers_a[i], self.layers_b[j]
+            onnx = bool(nodes_a[i]) and bool(set(nodes_a[i]) & set(nodes_b[j]))
+            same_name = la.name == lb.name
+            identity = i in self.identity or same_name or (
+                onnx and set(nodes_a[i]) == set(nodes_b[j]))
+            wa, wb = self.weights_a[i], self.weights_b[j]
+            sig = _signature(la, self.exact) if la.type == lb.type else None
+            out[i] = PairEvidence(
+                onnx=onnx,
+                name=same_name or bool(set(_name_parts(la.name)) & set(_name_parts(lb.name))),
+                identity=identity,
+                weights=None if wa is None or wb is None else wa == wb,
+                shapes=sig is not None and sig == _signature(lb, self.exact),
+                neighbours=None if identity else neighbours_agree(
+                    i, j, self.graph_a, self.graph_b, self.matched, self.taken_b),
+                types=_types_compatible(la.type, lb.type))
+        return out
+
+
+def _kind(evidence: PairEvidence) -> str:
+    """A pair's match kind, its strongest evidence: ONNX nodes, names, the signature (type and
+    shapes, or weights count), else the position (in the graph or in order)."""
+    if evidence.onnx:
+        return "onnx"
+    if evidence.name:
+        return "name"
+    if evidence.shapes or evidence.weights:
+        return "signature"
+    return "position"
+
+
+def _match_details(plan_a: EnginePlan, plan_b: EnginePlan, exact: bool
+                   ) -> tuple[dict[int, tuple[int, str]], dict[int, PairEvidence]]:
+    """The pairs with their kinds, and the evidence of each (keyed by the row in A). The cyclic
+    garbage collector is paused: its passes over big plans' objects would cost more than the
+    alignment, which creates no reference cycles."""
+    from ..graph.drawing import gc_paused
+
+    with gc_paused():
+        matcher = _Matcher(plan_a, plan_b, exact)
+        matched = matcher.run()
+        evidence = matcher.evidence()
+    return {i: (j, _kind(evidence[i])) for i, j in matched.items()}, evidence
 
 
 def _match(plan_a: EnginePlan, plan_b: EnginePlan, exact: bool) -> dict[int, tuple[int, str]]:
     """``{row in A: (row in B, how)}`` for every matched pair of layers."""
-    layers_a, layers_b = plan_a.layers, plan_b.layers
-    matched: dict[int, tuple[int, str]] = {}
-    taken_b: set[int] = set()
-
-    def free() -> tuple[list[int], list[int]]:
-        return ([i for i in range(len(layers_a)) if i not in matched],
-                [j for j in range(len(layers_b)) if j not in taken_b])
-
-    def record(pairs: list[Pair], kind: str) -> None:
-        for i, j in pairs:
-            matched[i] = (j, kind)
-            taken_b.add(j)
-
-    types_a = [layer.type for layer in layers_a]
-    types_b = [layer.type for layer in layers_b]
-    # 1. ONNX nodes: identical node sets, then differently fused layers sharing nodes.
-    nodes_a, nodes_b = _onnx_nodes(plan_a), _onnx_nodes(plan_b)
-    if any(nodes_a) and any(nodes_b):
-        sets_a = [frozenset(n) if n else None for n in nodes_a]
-        sets_b = [frozenset(n) if n else None for n in nodes_b]
-        record(_unique_identity_pairs(sets_a, sets_b, *free()), "onnx")
-        record(_overlap_pairs(nodes_a, nodes_b, *free(), types_a, types_b), "onnx")
-    # 2. Layer names (unique within a plan) if the types agree, then stable parts of fused names.
-    names_a = [layer.name for layer in layers_a]
-    names_b = [layer.name for layer in layers_b]
-    record([(i, j) for i, j in _unique_identity_pairs(names_a, names_b, *free())
-            if _types_compatible(types_a[i], types_b[j])], "name")
-    free_a, free_b = free()
-    parts_a: list[tuple[str, ...]] = [()] * len(layers_a)
-    parts_b: list[tuple[str, ...]] = [()] * len(layers_b)
-    for i in free_a:
-        parts_a[i] = _name_parts(names_a[i])
-    for j in free_b:
-        parts_b[j] = _name_parts(names_b[j])
-    record(_overlap_pairs(parts_a, parts_b, free_a, free_b, types_a, types_b), "name")
-
-    # Identity matches may cross; those in a common order cut both plans into segments.
-    skeleton = _lis(sorted((i, j) for i, (j, _) in matched.items()))
-    cut_a = [i for i, _ in skeleton]
-    cut_b = [j for _, j in skeleton]
-    seg_a: dict[int, list[int]] = defaultdict(list)
-    seg_b: dict[int, list[int]] = defaultdict(list)
-    free_a, free_b = free()
-    for i in free_a:
-        seg_a[bisect.bisect_left(cut_a, i)].append(i)
-    for j in free_b:
-        seg_b[bisect.bisect_left(cut_b, j)].append(j)
-
-    # 3. Signatures, in order within each segment; in what is left between two matches, first
-    # input and output shapes (any order), then 4. layer types (in order).
-    sig_a, loose_a, type_a = _keys(layers_a, free_a, exact)
-    sig_b, loose_b, type_b = _keys(layers_b, free_b, exact)
-    for seg in sorted(seg_a.keys() & seg_b.keys()):
-        rows_a, rows_b = seg_a[seg], seg_b[seg]
-        ka, kb, weight = _interned([sig_a[i] for i in rows_a], [sig_b[j] for j in rows_b])
-        pairs = diff(ka, kb, weight)
-        record([(rows_a[x], rows_b[y]) for x, y in pairs], "signature")
-        ends = [(-1, -1), *pairs, (len(rows_a), len(rows_b))]
-        for (x0, y0), (x1, y1) in itertools.pairwise(ends):
-            if x1 - x0 > 1 and y1 - y0 > 1:
-                gap_a, gap_b = rows_a[x0 + 1:x1], rows_b[y0 + 1:y1]
-                record(_unique_identity_pairs(loose_a, loose_b, gap_a, gap_b), "signature")
-                gap_a = [i for i in gap_a if i not in matched]
-                gap_b = [j for j in gap_b if j not in taken_b]
-                ka, kb, weight = _interned([type_a[i] for i in gap_a], [type_b[j] for j in gap_b])
-                record([(gap_a[x], gap_b[y]) for x, y in diff(ka, kb, weight)], "position")
-    return matched
+    return _match_details(plan_a, plan_b, exact)[0]
 
 
 def _merged(matched: dict[int, tuple[int, str]], n_a: int, n_b: int
@@ -393,11 +365,14 @@ def _merged(matched: dict[int, tuple[int, str]], n_a: int, n_b: int
 # --------------------------------------------------------------------------- public API
 def align_layers(plan1: EnginePlan, plan2: EnginePlan, exact_matching: bool = True) -> pd.DataFrame:
     """One row per layer of either plan, in graph order: ``df`` rows ``a``/``b`` and ``match`` (onnx,
-    name, signature, position for a pair; only-in-A or only-in-B), ``type``, ``name_a``/``name_b``."""
-    matched = _match(plan1, plan2, exact_matching)
+    name, signature, position for a pair; only-in-A or only-in-B), ``type``, ``name_a``/``name_b``,
+    ``confidence`` of a pair (high, medium, low; empty for a layer in one plan) and ``evidence``
+    (what supports it: ``weights, shapes, neighbours``; contradictions as ``weights differ``)."""
+    matched, evidence = _match_details(plan1, plan2, exact_matching)
     rows = _merged(matched, len(plan1.layers), len(plan2.layers))
     types_a, types_b = plan1.df["type"].tolist(), plan2.df["type"].tolist()
     names_a, names_b = plan1.df["Name"].tolist(), plan2.df["Name"].tolist()
+    found = [evidence.get(a) if a is not None and b is not None else None for a, b, _ in rows]
     return pd.DataFrame({
         "a": pd.array([a for a, _, _ in rows], dtype="Int64"),
         "b": pd.array([b for _, b, _ in rows], dtype="Int64"),
@@ -405,6 +380,8 @@ def align_layers(plan1: EnginePlan, plan2: EnginePlan, exact_matching: bool = Tr
         "type": [types_a[a] if a is not None else types_b[b] for a, b, _ in rows],
         "name_a": [names_a[a] if a is not None else "" for a, _, _ in rows],
         "name_b": [names_b[b] if b is not None else "" for _, b, _ in rows],
+        "confidence": [e.confidence() if e else "" for e in found],
+        "evidence": [", ".join(e.facts()) if e else "" for e in found],
     })
 
 
@@ -425,18 +402,21 @@ def match_counts(alignment: pd.DataFrame) -> dict[str, int]:
 
 def align_plans(plans: Sequence[EnginePlan], exact_matching: bool = True,
                 names: Sequence[str] | None = None) -> pd.DataFrame:
-    """N-way alignment of consecutive engines: per engine its ``df`` row (or NA) and ``<name> match``
-    (link to the previous one); ``match`` is the row's weakest link, or only-in-<letter>."""
+    """N-way alignment of consecutive engines: per engine its ``df`` row (or NA), ``<name> match``
+    and ``<name> confidence`` (link to the previous one); ``match`` is the row's weakest link, or
+    only-in-<letter>, and ``confidence`` its least confident link."""
     if not plans:
         return pd.DataFrame()
     names = list(names) if names is not None else get_plans_names(plans)
     cells: list[list[int | None]] = []
     links: list[list[str]] = []
+    sure: list[list[str]] = []
     row_of: list[dict[int, int]] = [{} for _ in plans]
 
     def new_row(k: int, layer: int) -> int:
         cells.append([None] * len(plans))
         links.append([""] * len(plans))
+        sure.append([""] * len(plans))
         cells[-1][k] = layer
         row_of[k][layer] = len(cells) - 1
         return len(cells) - 1
@@ -444,7 +424,8 @@ def align_plans(plans: Sequence[EnginePlan], exact_matching: bool = True,
     order = [new_row(0, i) for i in range(len(plans[0].layers))]
     for k in range(1, len(plans)):
         prev, plan = plans[k - 1], plans[k]
-        merged = _merged(_match(prev, plan, exact_matching), len(prev.layers), len(plan.layers))
+        matched, evidence = _match_details(prev, plan, exact_matching)
+        merged = _merged(matched, len(prev.layers), len(plan.layers))
         inserted: dict[int | None, list[int]] = defaultdict(list)
         last: int | None = None
         for a, b, kind in merged:
@@ -453,6 +434,7 @@ def align_plans(plans: Sequence[EnginePlan], exact_matching: bool = True,
                 if b is not None:
                     cells[last][k] = b
                     links[last][k] = kind
+                    sure[last][k] = evidence[a].confidence()
                     row_of[k][b] = last
             elif b is not None:
                 inserted[last].append(new_row(k, b))
@@ -464,10 +446,13 @@ def align_plans(plans: Sequence[EnginePlan], exact_matching: bool = True,
     data["type"] = [next(types[k][c] for k, c in enumerate(cells[r]) if c is not None)
                     for r in order]
     data["match"] = [_row_match(cells[r], links[r]) for r in order]
+    data["confidence"] = [max((c for c in sure[r] if c), key=CONFIDENCE.index, default="")
+                          for r in order]
     for k, name in enumerate(names):
         data[name] = pd.array([cells[r][k] for r in order], dtype="Int64")
     for k, name in enumerate(names[1:], start=1):
         data[f"{name} match"] = [links[r][k] for r in order]
+        data[f"{name} confidence"] = [sure[r][k] for r in order]
     return pd.DataFrame(data)
 
 

@@ -9,6 +9,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..model.facts import engine_facts, has_onnx_metadata, summary_dict
@@ -67,7 +68,8 @@ def summary_table(plans: Sequence[EnginePlan], names: Sequence[str] | None = Non
     return pd.DataFrame(rows, columns=["attribute", *names], dtype=object)
 
 
-def _grouped(plans: Sequence[EnginePlan], names: list[str], column: str) -> pd.DataFrame:
+def _grouped(plans: Sequence[EnginePlan], names: list[str], column: str, speedup: bool = True
+             ) -> pd.DataFrame:
     parts = []
     for plan in plans:
         df = plan.df
@@ -80,8 +82,9 @@ def _grouped(plans: Sequence[EnginePlan], names: list[str], column: str) -> pd.D
         out[f"{name} ms"] = part["sum"].reindex(keys).to_numpy(dtype=float)
     for name, part in zip(names, parts):
         out[f"{name} layers"] = part["size"].reindex(keys).fillna(0).to_numpy(dtype="int64")
-    for name in names[1:]:
-        out[f"{name} speedup"] = out[f"{names[0]} ms"] / out[f"{name} ms"]
+    if speedup:
+        for name in names[1:]:
+            out[f"{name} speedup"] = out[f"{names[0]} ms"] / out[f"{name} ms"]
     ms_cols = [f"{name} ms" for name in names]
     return out.sort_values(ms_cols, ascending=False, na_position="last", ignore_index=True)
 
@@ -91,21 +94,58 @@ def compare_by_type(plans: Sequence[EnginePlan], names: Sequence[str] | None = N
     return _grouped(plans, _names(plans, names), "type")
 
 
-def compare_by_precision(plans: Sequence[EnginePlan], names: Sequence[str] | None = None
+def compare_by_precision(plans: Sequence[EnginePlan], names: Sequence[str] | None = None,
+                         alignment: pd.DataFrame | None = None, exact_matching: bool = True
                          ) -> pd.DataFrame:
-    """Per precision (a layer's first input): latency and layer count per engine, speedups."""
-    return _grouped(plans, _names(plans, names), "precision")
+    """Per precision (a layer's first input): latency and layer count per engine, and speedups that
+    compare like with like.
+
+    ``<name> speedup`` is the first engine's time over this engine's, summed over aligned
+    counterparts that run in this precision in both engines (``<name> pairs`` of them); NaN (not
+    comparable) when there is none. The totals of a precision are not compared: FP32 in an FP32
+    engine and the one FP32 reformat left in an FP16 engine are unrelated layers."""
+    names = _names(plans, names)
+    out = _grouped(plans, names, "precision", speedup=False)
+    if len(plans) < 2:
+        return out
+    if alignment is None:
+        alignment = align_plans(plans, exact_matching, names)
+    keys = out["precision"].tolist()
+    precisions = [plan.df["precision"].fillna("None").astype(str).to_numpy() if len(plan.df)
+                  else np.array([], dtype=object) for plan in plans]
+    latencies = [plan.df["latency.avg_time"].to_numpy(dtype="float64") for plan in plans]
+    first = alignment[names[0]]
+    pairs: dict[str, list[int]] = {}
+    for k, name in enumerate(names[1:], start=1):
+        both = (first.notna() & alignment[name].notna()).to_numpy()
+        rows_a = first[both].to_numpy(dtype="int64")
+        rows_b = alignment[name][both].to_numpy(dtype="int64")
+        prec_a, prec_b = precisions[0][rows_a], precisions[k][rows_b]
+        ratios, counts = [], []
+        for key in keys:
+            same = (prec_a == key) & (prec_b == key)
+            ms_a, ms_b = latencies[0][rows_a[same]], latencies[k][rows_b[same]]
+            timed = ~(np.isnan(ms_a) | np.isnan(ms_b))
+            counts.append(int(same.sum()))
+            total_b = float(ms_b[timed].sum())
+            ratios.append(float(ms_a[timed].sum()) / total_b if timed.any() and total_b > 0
+                          else math.nan)
+        out[f"{name} speedup"] = ratios
+        pairs[f"{name} pairs"] = counts
+    for column, counts in pairs.items():
+        out[column] = pd.array(counts, dtype="int64")
+    return out
 
 
 def compare_layers(plans: Sequence[EnginePlan], names: Sequence[str] | None = None,
                    exact_matching: bool = True, alignment: pd.DataFrame | None = None
                    ) -> pd.DataFrame:
     """Per aligned layer: name, latency, precision per engine; ``delta ms`` = last - first (a missing
-    layer counts 0 ms) and ``speedup`` = first / last."""
+    layer counts 0 ms), ``speedup`` = first / last and the alignment's ``confidence``."""
     names = _names(plans, names)
     if alignment is None:
         alignment = align_plans(plans, exact_matching, names)
-    out = alignment[["type", "match"]].copy()
+    out = alignment[[c for c in ("type", "match", "confidence") if c in alignment]].copy()
     for plan, name in zip(plans, names):
         rows = alignment[name]
         present = rows.notna().to_numpy()
