@@ -185,3 +185,36 @@ def test_tactic_key_matches_decimal_and_hex_ids():
     assert tactic_key("-8431788508843860955") == tactic_key("0x8afc450655241c25")
     assert tactic_key("0x0000000000000000") == tactic_key("0") == 0
     assert tactic_key("not a tactic") is None and tactic_key(None) is None
+
+
+def test_85_set_tactic_name_lines_with_hex_ids():
+    """8.5 writes the same lines with hexadecimal ids (as in jetson-inference's published log), and
+    the layer list with hexadecimal tactics in the ``name[Dtype(dims)]`` form."""
+    name = "turing_h1688cudnn_256x128_ldg8_relu_exp_medium_nhwc_tn_v1"
+    text = "\n".join([
+        "[V] [TRT] =============== Computing costs for loss3/classifier",
+        "[V] [TRT] *************** Autotuning format combination: Half(1024,1,1,1) -> "
+        "Half(1000,1,1,1) ***************",
+        "[V] [TRT] --------------- Timing Runner: loss3/classifier (CaskGemmConvolution)",
+        f"[V] [TRT] loss3/classifier Set Tactic Name: {name} Tactic: 0xdc1c841ef1cd3e8e",
+        "[V] [TRT] Tactic: 0xdc1c841ef1cd3e8e Time: 0.0422516",
+        "[V] [TRT] loss3/classifier Set Tactic Name: sm70_xmma_gemm_f16f16_f16f16_f16_tn_n_"
+        "tilesize32x32x64_stage1_warpsize2x2x1_tensor8x8x4 Tactic: 0x00000000000202af numSplitK: 1 "
+        "numBuffers: 0 numKernels: 1",
+        "[V] [TRT] Tactic: 0x00000000000202af skipped. Scratch requested: 9, available: 0",
+        "[V] [TRT] Fastest Tactic: 0xdc1c841ef1cd3e8e Time: 0.0422516",
+        "[V] [TRT] >>>>>>>>>>>>>>> Chose Runner Type: CaskGemmConvolution Tactic: 0xdc1c841ef1cd3e8e",
+        "[02/08/2023-15:25:37] [V] [TRT] Engine Layer Information:",
+        "Layer(CaskGemmConvolution): loss3/classifier, Tactic: 0xdc1c841ef1cd3e8e, "
+        "pool5/7x7_s1[Half(1,1024,1,1)] -> loss3/classifier[Half(1,1000,1,1)]",
+    ])
+    log = parse_build_log(text)
+    assert [(t.tactic, t.tactic_name, t.status) for t in log.tactics] == [
+        ("0xdc1c841ef1cd3e8e", name, "timed"),
+        ("0x00000000000202af", "sm70_xmma_gemm_f16f16_f16f16_f16_tn_n_tilesize32x32x64_stage1_"
+                               "warpsize2x2x1_tensor8x8x4", "skipped")]
+    (layer,) = log.engine_layers
+    assert [(t.name, t.dtype, t.dims) for t in layer.inputs + layer.outputs] == [
+        ("pool5/7x7_s1", "Half", [1, 1024, 1, 1]), ("loss3/classifier", "Half", [1, 1000, 1, 1])]
+    row = tactics.layer_tactics(log).iloc[0]
+    assert row["chosen_tactic_name"] == name and row["chosen_ms"] == 0.0422516

@@ -26,8 +26,9 @@ def weights_key(layer) -> int | None:
 
     A count does not change with precision (FP32, FP16 and INT8 builds store the same number of
     weights), unlike the weights' bytes."""
-    count = getattr(layer, "weights_cnt", 0)
-    return int(count) if layer.type in WEIGHTED_TYPES and count else None
+    if layer.type not in WEIGHTED_TYPES:
+        return None
+    return int(layer.weights_cnt) if layer.weights_cnt else None
 
 
 def node_key(layer) -> Hashable | None:
@@ -133,8 +134,18 @@ def propagate(graph_a: Graph, graph_b: Graph, keys_a: Sequence, keys_b: Sequence
         for side_a, side_b in ((graph_a.successors(i), graph_b.successors(j)),
                                (graph_a.predecessors(i), graph_b.predecessors(j))):
             free_a = [x for x in side_a if x not in matched and keys_a[x] is not None]
+            if not free_a:
+                continue
             free_b = [y for y in side_b if y not in taken_b and keys_b[y] is not None]
-            if not free_a or not free_b:
+            if not free_b:
+                continue
+            if len(free_a) == 1 and len(free_b) == 1:  # the common case: a chain
+                x, y = free_a[0], free_b[0]
+                if keys_a[x] == keys_b[y]:
+                    matched[x] = y
+                    taken_b.add(y)
+                    found.append((x, y))
+                    queue.append((x, y))
                 continue
             count_a = Counter(keys_a[x] for x in free_a)
             count_b = Counter(keys_b[y] for y in free_b)
