@@ -16,7 +16,8 @@ import pytest
 
 import trex
 from trex import tactics
-from trex.formats.build_log import parse_build_log, read_engine_layers, tactic_key
+from trex.formats import log as log_reader
+from trex.formats.build_log import parse_build_log, tactic_key
 from trex.graph.dot import DotGraph
 from trex.graph.formatters import layer_type_formatter
 
@@ -127,8 +128,8 @@ def log_82(tmp_path):
 
 
 def test_82_engine_layers_have_tensors_and_decimal_tactics(log_82):
-    info = read_engine_layers(log_82)
-    assert len(info.layers) == 7
+    info = log_reader.read(log_82).layer_info
+    assert info is not None and len(info.layers) == 7
     conv3 = info.layers[3]
     assert conv3["Name"] == "Conv_19 + Add_20 + Relu_21"
     assert conv3["TacticValue"] == "6972489290272968208"  # as the log writes it

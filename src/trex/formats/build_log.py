@@ -650,7 +650,7 @@ class _Parser:
             if match:
                 self._pass().layer_counts[match["step"]] = int(match["n"])
         elif content.startswith("Parsing node: ") and content.endswith("]"):
-            node, _, op = content[14:-1].rpartition(" [")
+            node, _, op = content[len("Parsing node: "):-1].rpartition(" [")
             if node:
                 self.log.onnx_nodes[node] = op
         elif content.startswith("ForeignNode {"):
