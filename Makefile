@@ -2,36 +2,51 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+# A pandas requirement for the main venv, e.g. PANDAS="pandas>=2,<3" (CI's matrix); default: newest.
+PANDAS ?=
 
-.PHONY: setup demo test test-pandas2 lint bench clean
+.PHONY: setup demo test test-pandas2 package-check notebooks lint bench clean
 
 $(BIN)/trex: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test]" $(if $(PANDAS),"$(PANDAS)")
 	@touch $(BIN)/trex
 
 setup: $(BIN)/trex
 
-demo: setup  ## summarise the hand-made example engine
-	$(BIN)/trex summary examples/tiny/tiny.engine
+demo: setup  ## summary, reformat linters and two HTML reports of NVIDIA's ResNet18 Q/DQ engines (out/demo)
+	$(BIN)/python examples/demo.py
 
-test: setup  ## the whole test suite (real engines from ../shared/engines, or $$TREX_ENGINES_DIR)
-	$(BIN)/ruff check src tests bench
+test: setup  ## ruff, the whole test suite, the package check, then the suite on pandas 2
+	$(BIN)/ruff check src tests bench examples notebooks/*.py .ci
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory package-check
 	$(MAKE) --no-print-directory test-pandas2
+
+# sdist and wheel (the wheel is built from the sdist, i.e. from a clean tree), twine's metadata
+# check, then the wheel alone in an empty venv must write an HTML report of an example engine.
+package-check: setup
+	rm -rf dist
+	$(BIN)/python -m pip install --quiet build twine
+	$(BIN)/python -m build --outdir dist . >/dev/null
+	$(BIN)/twine check --strict dist/*
+	$(BIN)/python .ci/wheel_check.py dist examples/a100-resnet18-qat
 
 # The core must also work on pandas 2.x: run the suite (without the slow fuzzing) there too.
 test-pandas2:
 	test -x .venv-pandas2/bin/python || $(PYTHON) -m venv .venv-pandas2
 	.venv-pandas2/bin/python -m pip install --quiet "pandas>=2,<3" numpy pytest hypothesis plotly graphviz onnx \
-		xlsxwriter openpyxl ipython ipywidgets nbformat nbclient "ipykernel<7" playwright
+		xlsxwriter openpyxl ipython ipywidgets nbformat nbclient nbconvert ipykernel playwright
 	.venv-pandas2/bin/python -m pip install --quiet --no-deps -e .
 	.venv-pandas2/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/test_fuzz_readers.py
 
+notebooks: setup  ## every notebook 10 times in a row with a stock `jupyter nbconvert --execute`
+	$(BIN)/python notebooks/run_all.py --repeat 10
+
 lint: setup
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench examples notebooks/*.py .ci
 	$(BIN)/mypy
 
 bench: setup  ## load, draw, compare and report benchmarks on generated 1k/10k/50k-layer engines
@@ -41,4 +56,4 @@ bench: setup  ## load, draw, compare and report benchmarks on generated 1k/10k/5
 	$(BIN)/python bench/bench_report.py
 
 clean:
-	rm -rf $(VENV) .venv-pandas2 build *.egg-info bench/data .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-pandas2 build dist *.egg-info bench/data out .pytest_cache .ruff_cache .hypothesis

@@ -83,7 +83,8 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("code", 'section_header("Plan graph")'),
         ("code", 'report_card_draw_plan_graph(plan, "report_card_graph");'),
         ("code", 'section_header("Summary")\nplan.summary()'),
-        ("code", 'section_header("Latency sunburst")\nlayer_latency_sunburst(plan.df, "Layer latencies (ms)");'),
+        ("code", 'section_header("Latency sunburst")\n'
+                 'layer_latency_sunburst(plan.df, "Layer latencies (ms)");'),
         ("code", 'section_header("Table view")\nreport_card_table_view(plan);'),
         ("code", 'section_header("Engine timings")\nplot_engine_timings(plan);'),
         ("code", 'section_header("Performance")\nreport_card_perf_overview(plan);'),
@@ -125,8 +126,9 @@ def build() -> list[Path]:
     """Write every notebook; return their paths."""
     paths = []
     for name, cells in NOTEBOOKS.items():
-        nb = new_notebook(cells=[new_markdown_cell(src) if kind == "md" else new_code_cell(src)
-                                 for kind, src in cells])
+        # Stable cell ids (nbformat's are random), so that regenerating changes nothing.
+        nb = new_notebook(cells=[(new_markdown_cell if kind == "md" else new_code_cell)(src, id=f"cell-{i}")
+                                 for i, (kind, src) in enumerate(cells)])
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                      "language": "python"}
         path = HERE / name

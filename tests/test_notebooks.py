@@ -1,50 +1,42 @@
-"""Every example notebook executes headless on the real engines (nbclient), with no error."""
+"""Every example notebook executes headless on the real engines with a stock ``jupyter nbconvert``.
+
+The runs are bounded (``notebooks/run_all.py``): a cell that waits for its timeout fails the run. The
+report card is also run in-process by a stock nbclient to check the cause of the old stalls is gone:
+the client must never write to the kernel's shell socket while a cell runs (see
+``trex.interactive.render_into``).
+"""
 
 from __future__ import annotations
 
-import queue
-import time
+import os
 from pathlib import Path
 
 import pytest
 
 from helpers import require_module
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
-POLL_SLICE = 0.25  # seconds
+NOTEBOOKS_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
+RUN_LIMIT = 180  # seconds for one whole nbconvert run; a run takes a few seconds
 
 
-def _sliced(get_msg):
-    """``get_msg`` polling in short slices until its timeout.
+def _run_all():
+    """``notebooks/run_all.py``, loaded once by path (it is a script, not a package)."""
+    import importlib.util
+    import sys
 
-    jupyter_client's asyncio ZMQ channels sometimes miss the wake-up for a message that has arrived
-    (seen after cells that open widgets): the message is read only when the poll times out, so a
-    cell stalled for the whole cell timeout although its reply was there. Slices read it promptly.
-    """
-
-    async def sliced(timeout=None):
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = POLL_SLICE if deadline is None else min(POLL_SLICE, deadline - time.monotonic())
-            try:
-                return await get_msg(timeout=max(left, 0.0))
-            except queue.Empty:
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise
-
-    return sliced
+    name = "trex_notebooks_run_all"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, NOTEBOOKS_DIR / "run_all.py")
+        sys.modules[name] = module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
-def _client(nbclient, nb, path: Path):
-    class Client(nbclient.NotebookClient):
-        async def async_start_new_kernel_client(self, **kwargs):
-            result = await super().async_start_new_kernel_client(**kwargs)
-            for channel in (self.kc.shell_channel, self.kc.iopub_channel):
-                channel.get_msg = _sliced(channel.get_msg)
-            return result
-
-    # Run in a scratch folder so that files the notebooks write (SVGs) stay out of the repo.
-    return Client(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path)}})
+def _widget_outputs(nb) -> list[dict]:
+    """The state of every Output widget nbclient saved in the notebook's metadata."""
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    return [m["state"] for m in state.get("state", {}).values() if m.get("model_name") == "OutputModel"]
 
 
 def test_all_four_notebooks_exist():
@@ -53,19 +45,51 @@ def test_all_four_notebooks_exist():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_executes(engines, path, tmp_path, monkeypatch):
+def test_notebook_runs_with_jupyter_nbconvert(engines, path, tmp_path):
+    nbformat = require_module("nbformat")
+    require_module("nbconvert")
+    require_module("ipykernel")
+    run_all = _run_all()
+    env = {**os.environ, "TREX_ENGINES_DIR": str(engines), "PYTHONPATH": str(run_all.REPO / "src")}
+    run = run_all.run_one(path, tmp_path, RUN_LIMIT, env)
+    assert run.ok, run.detail
+    nb = nbformat.read(tmp_path / path.name, as_version=4)
+    code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.get("execution_count") for c in code_cells)
+    assert not [o for c in code_cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    if path.stem == "engine_report_card":
+        # Dropdowns were shown, and each one's output area holds its first chart, table or graph.
+        kinds = {k for c in code_cells for o in c.get("outputs", []) for k in o.get("data", {})}
+        assert "application/vnd.jupyter.widget-view+json" in kinds
+        areas = _widget_outputs(nb)
+        assert len(areas) >= 8 and all(a["outputs"] for a in areas)
+        shown = {k for a in areas for o in a["outputs"] for k in o.get("data", {})}
+        assert {"application/vnd.plotly.v1+json", "image/svg+xml", "text/html"} <= shown
+    if path.stem == "tutorial":
+        assert (tmp_path / "mobilenet.svg").is_file()  # the notebook's drawing, in its folder
+
+
+def test_report_card_client_never_writes_to_the_shell_while_a_cell_runs(engines, tmp_path, monkeypatch):
+    """The old stall: nbclient answered ``with out:`` captures on the shell socket mid-cell."""
     nbformat = require_module("nbformat")
     nbclient = require_module("nbclient")
     require_module("ipykernel")
     monkeypatch.setenv("TREX_ENGINES_DIR", str(engines))
-    nb = nbformat.read(path, as_version=4)
-    _client(nbclient, nb, tmp_path).execute()
-    errors = [o for cell in nb.cells if cell.cell_type == "code"
-              for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-    assert not errors
-    code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(c.get("execution_count") for c in code_cells)
-    # Widgets and figures were produced (the report card shows dropdowns and plotly charts).
-    if path.stem == "engine_report_card":
-        kinds = {k for c in code_cells for o in c.get("outputs", []) for k in o.get("data", {})}
-        assert "application/vnd.jupyter.widget-view+json" in kinds
+    sent: list[str] = []
+
+    class Client(nbclient.NotebookClient):
+        async def async_execute_cell(self, cell, cell_index, *args, **kwargs):
+            shell = self.kc.shell_channel
+            send = shell.send
+            shell.send = lambda msg: (sent.append(msg["header"]["msg_type"]), send(msg))[1]
+            try:
+                return await super().async_execute_cell(cell, cell_index, *args, **kwargs)
+            finally:
+                shell.send = send
+
+    nb = nbformat.read(NOTEBOOKS_DIR / "engine_report_card.ipynb", as_version=4)
+    Client(nb, timeout=RUN_LIMIT, kernel_name="python3",
+           resources={"metadata": {"path": str(tmp_path)}}).execute()
+    # One execute_request per code cell (the spy saw them), and nothing else: no comm_msg.
+    assert sent == ["execute_request"] * sum(c.cell_type == "code" for c in nb.cells)
+    assert sum(bool(a["outputs"]) for a in _widget_outputs(nb)) >= 8

@@ -102,6 +102,30 @@ class Displayable:
 
 
 # ----------------------------------------------------------------------------- dropdowns
+def render_into(out: Any, render: Callable[[], Any]) -> None:
+    """Run ``render()`` and make what it prints and displays the content of the Output widget ``out``.
+
+    Not ``with out:``, on purpose. Run headless (``jupyter nbconvert --execute``, papermill, nbclient),
+    nbclient stands in for the Output widget and, for every output captured by ``with out:``, sends
+    the widget's new state back to the kernel on the shell socket while it is awaiting the cell's
+    execute_reply on that same socket. jupyter_client sends through a blocking shadow of its asyncio
+    socket, so the send drains ZeroMQ's edge-triggered wake-up (ZMQ_FD) and pyzmq never re-checks
+    ZMQ_EVENTS: when the reply had just arrived, its wake-up is lost and the cell sits until its
+    timeout (forever with nbclient's and papermill's default of none), although the reply is there.
+    Setting ``out.outputs`` from the kernel travels on IOPub: the client never writes to the shell.
+    """
+    from IPython.utils.capture import capture_output
+
+    with capture_output(stdout=True, stderr=True, display=True) as captured:
+        render()
+    outputs: list[dict[str, Any]] = [
+        {"output_type": "stream", "name": name, "text": text}
+        for name, text in (("stdout", captured.stdout), ("stderr", captured.stderr)) if text]
+    outputs += [{"output_type": "display_data", "data": o.data, "metadata": o.metadata or {}}
+                for o in captured.outputs]
+    out.outputs = tuple(outputs)
+
+
 def dropdown(choices: list[str], description: str, render: Callable[[str], None]) -> Any:
     """A dropdown over ``choices`` above an output area where ``render(choice)`` draws; returns the VBox."""
     import ipywidgets as widgets
@@ -110,9 +134,7 @@ def dropdown(choices: list[str], description: str, render: Callable[[str], None]
     out = widgets.Output()
 
     def draw(choice: str) -> None:
-        out.clear_output(wait=True)
-        with out:
-            render(choice)
+        render_into(out, lambda: render(choice))
 
     menu.observe(lambda change: draw(change["new"]), names="value")
     box = widgets.VBox([menu, out])

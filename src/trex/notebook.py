@@ -463,22 +463,19 @@ class PlanGraphOptions(interactive.Displayable):
         onnx_button = widgets.Button(description="Export ONNX Graph")
         out = widgets.Output()
 
-        def on_svg(_: Any) -> None:
-            out.clear_output(wait=True)
-            with out:
-                options = {k: b.value for k, b in boxes.items()}
-                _show_svg(self.render_file(color_by=color.value, layer_renderer=renderer.value,
-                                           latency_type=latency.value, **options))
+        def svg() -> None:
+            options = {k: b.value for k, b in boxes.items()}
+            _show_svg(self.render_file(color_by=color.value, layer_renderer=renderer.value,
+                                       latency_type=latency.value, **options))
 
-        def on_onnx(_: Any) -> None:
-            out.clear_output(wait=True)
-            with out:
-                path = self.export_onnx()
-                interactive.show(interactive.html(
-                    f"<p>Wrote {_html.escape(path)}: open it in Netron.</p>"))
+        def onnx() -> None:
+            path = self.export_onnx()
+            interactive.show(interactive.html(f"<p>Wrote {_html.escape(path)}: open it in Netron.</p>"))
 
-        svg_button.on_click(on_svg)
-        onnx_button.on_click(on_onnx)
+        # Drawn into ``out`` by render_into, never ``with out:`` (which stalls headless runs).
+        svg_button.on_click(lambda _: interactive.render_into(out, svg))
+        onnx_button.on_click(lambda _: interactive.render_into(out, onnx))
+
         column = widgets.VBox
         self.widget = widgets.VBox([
             widgets.HBox([

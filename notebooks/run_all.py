@@ -1,0 +1,115 @@
+"""Execute every example notebook with a stock ``jupyter nbconvert --execute``, N times in a row.
+
+``python notebooks/run_all.py --repeat 10``: each run is a fresh ``jupyter nbconvert`` process (its
+own kernel) in a scratch folder, bounded by ``--timeout`` seconds of wall clock for the whole run,
+which is also the cell timeout given to nbconvert: a cell that sits until its timeout (the stall
+``trex.interactive.render_into`` explains) fails the run instead of finishing late. A run that
+errors or does not finish in time is reported and the script exits 1. This is what users get: no
+test harness, no patched client.
+The engines are the real exports beside the repository (or ``$TREX_ENGINES_DIR``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+@dataclass
+class Run:
+    """One execution of one notebook."""
+
+    notebook: str
+    seconds: float
+    ok: bool
+    detail: str = ""
+
+
+def engines_dir() -> Path | None:
+    """The real engines' folder: the rule the tests use (bench/shared_engines.py)."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from shared_engines import find_engines_dir
+    finally:
+        sys.path.pop(0)
+    return find_engines_dir(REPO)
+
+
+def jupyter_command() -> list[str]:
+    """``jupyter`` of this interpreter's environment (so the kernel and nbconvert match)."""
+    beside = Path(sys.executable).with_name("jupyter")
+    return [str(beside)] if beside.exists() else [sys.executable, "-m", "jupyter"]
+
+
+def run_one(notebook: Path, workdir: Path, timeout: float, env: dict[str, str]) -> Run:
+    """``jupyter nbconvert --to notebook --execute`` on a copy of ``notebook`` in ``workdir``."""
+    copy = workdir / notebook.name
+    shutil.copyfile(notebook, copy)
+    cmd = [*jupyter_command(), "nbconvert", "--to", "notebook", "--execute", "--inplace",
+           f"--ExecutePreprocessor.timeout={int(timeout)}", str(copy)]
+    start = time.monotonic()
+    # A new session, so that a stalled run can be ended together with its kernel.
+    proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return Run(notebook.stem, time.monotonic() - start, False, f"not finished after {timeout:.0f} s")
+    seconds = time.monotonic() - start
+    if proc.returncode != 0:
+        tail = " | ".join(out.strip().splitlines()[-3:])
+        return Run(notebook.stem, seconds, False, f"exit {proc.returncode}: {tail}")
+    return Run(notebook.stem, seconds, True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path,
+                        help="notebooks to run (default: every notebooks/*.ipynb)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each notebook (default 1)")
+    parser.add_argument("--timeout", type=float, default=300,
+                        help="seconds allowed for one whole run (and so for any cell; default 300)")
+    args = parser.parse_args(argv)
+
+    notebooks = args.notebooks or sorted(HERE.glob("*.ipynb"))
+    env = dict(os.environ)
+    if "TREX_ENGINES_DIR" not in env:
+        found = engines_dir()
+        if found is None:
+            print("real engine files not found: set TREX_ENGINES_DIR", file=sys.stderr)
+            return 2
+        env["TREX_ENGINES_DIR"] = str(found)
+    # The kernel imports the trex of this checkout, installed or not.
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO / "src"), env.get("PYTHONPATH")) if p)
+
+    runs: list[Run] = []
+    for i in range(1, args.repeat + 1):
+        for notebook in notebooks:
+            with tempfile.TemporaryDirectory(prefix="trex-nb-") as tmp:
+                run = run_one(notebook.resolve(), Path(tmp), args.timeout, env)
+            runs.append(run)
+            status = "ok" if run.ok else "FAILED"
+            print(f"[{i}/{args.repeat}] {run.notebook:<20} {run.seconds:6.1f} s  {status} {run.detail}",
+                  flush=True)
+    failed = [r for r in runs if not r.ok]
+    slowest = max(runs, key=lambda r: r.seconds)
+    print(f"{len(runs) - len(failed)} passed, {len(failed)} failed "
+          f"(slowest: {slowest.notebook} {slowest.seconds:.1f} s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
