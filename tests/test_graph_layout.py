@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 import warnings
 import xml.etree.ElementTree as ET
 
@@ -98,15 +97,18 @@ def test_big_engine_svg_is_complete(engines, tmp_path):
 
 
 def test_dot_generation_is_linear(engines, tmp_path):
-    """Per-layer cost of building the DOT is flat from 72 to 1,152 layers (no per-layer lookups)."""
-    def per_layer(copies: int) -> float:
-        plan = replicated_engine(engines, tmp_path, copies)
-        best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            DotGraph(plan, layer_type_formatter).body()
-            best = min(best, time.perf_counter() - start)
-        return best / len(plan.layers)
+    """Per-layer work of building the DOT is flat from 72 to 1,152 layers (no per-layer lookups).
 
-    small, large = per_layer(1), per_layer(16)
-    assert large < 2.5 * small, (small, large)
+    Work is counted as Python function calls (deterministic), not timed: timing belongs to bench/.
+    """
+    import cProfile
+    import pstats
+
+    def calls_per_layer(copies: int) -> float:
+        plan = replicated_engine(engines, tmp_path, copies)
+        profiler = cProfile.Profile()
+        profiler.runcall(lambda: DotGraph(plan, layer_type_formatter).body())
+        return pstats.Stats(profiler).total_calls / len(plan.layers)
+
+    small, large = calls_per_layer(1), calls_per_layer(16)
+    assert large < 1.2 * small, (small, large)

@@ -189,8 +189,21 @@ def test_qdq_linter_finds_standalone_quantize_layers(plan):
     assert counts == [10, 3, 1]
 
 
-def test_slice_linter_runs_without_slices(plan):
-    assert SliceLinter(plan("trt8.6-resnet50-int8")).lint().empty
+def test_slice_linter_flags_only_converting_slices(engines, tmp_path):
+    """Two layers of a real engine turned into Slice layers: the reformat converting FP32 to INT8
+    is flagged with its conversion, the pooling that keeps FP32 is not."""
+    graph = json.loads((engines / "a100-resnet18-qat/resnet-qat.onnx.engine.graph.json").read_text())
+    for index in (0, 2):  # QuantizeLinear_2 (FP32 -> Int8) and MaxPool_12 (FP32 -> FP32)
+        graph["Layers"][index].update(LayerType="Slice", ParameterType="Slice")
+    path = tmp_path / "sliced.graph.json"
+    path.write_text(json.dumps(graph))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sliced = trex.EnginePlan(path)
+    findings = SliceLinter(sliced).lint()
+    assert findings["layer"].tolist() == ["QuantizeLinear_2"]
+    assert findings.iloc[0]["type conversion"] == "FP32 -> INT8"
+    assert findings.iloc[0]["hazard"] == "Slice layer is converting operand data type."
 
 
 # ---------------------------------------------------------------- new linters
@@ -348,3 +361,23 @@ def test_cli_lint_bad_input(tmp_path, capsys):
     bad.write_text("{not json")
     assert main(["lint", str(bad)]) == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_dla_time_is_a_dla_region_not_a_slow_copy(tmp_path):
+    """A DLA engine's time lands on its 'from nvm' copy: an info finding about the DLA region,
+    not a hot-spot warning (names as trtexec prints them for DLA builds; no real DLA export is in
+    the shared files)."""
+    rows = [("images to nvm", 33.99), ("{ForeignNode[Conv_0...Concat_198]}", 3.38),
+            ("head_3 from nvm", 3069.55), ("images copy finish", 0.67)]
+    total = sum(t for _, t in rows)
+    profile = [{"count": 399}] + [{"name": n, "timeMs": t, "averageMs": t / 399,
+                                   "percentage": 100 * t / total} for n, t in rows]
+    path = tmp_path / "dla.profile.json"
+    path.write_text(json.dumps(profile))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dla = trex.EnginePlan(path)
+    found = lint(dla, ["hotspots"])
+    assert found["layer"].tolist() == ["head_3 from nvm"]
+    assert found.iloc[0]["severity"] == "info"
+    assert found.iloc[0]["hazard"].startswith("DLA region: 98.8 % of the latency ran on the DLA")

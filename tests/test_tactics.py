@@ -261,7 +261,8 @@ def test_10_log_is_a_plan_input(engines):
     assert plan.df["type"].tolist() == ["Myelin", "Pooling", "Reformat", "Myelin", "Pooling",
                                         "Myelin"]
     assert plan.df["precision"].tolist() == ["FP32", "FP32", "FP32", "FP16", "FP16", "FP16"]
-    assert plan.layers[0].metadata is not None
+    assert plan.layers[0].onnx_nodes == ["node_conv2d", "node_relu"]  # from its ForeignNode line
+    assert plan.layers[1].onnx_nodes == ["node_max_pool2d"]  # a parsed node of the log
 
 
 def test_profile_log_alone_still_gives_names(engines):

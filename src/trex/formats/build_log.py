@@ -61,7 +61,6 @@ _COMBO_TENSOR = re.compile(r"(?P<dtype>[A-Za-z][A-Za-z0-9]*)\((?P<strides>[^)]*)
 _MYELIN_ROW = re.compile(rf"\s*(?P<id>\d+), (?P<cost>{_NUM}), (?P<ratio>{_NUM}), (?P<corr>{_NUM}), "
                          r"(?P<kernel>[^,]*), (?P<hash>[^,]*)")
 _NO_TACTIC = "0xd15ea5edd15ea5ed"  # TensorRT's "no valid tactic" sentinel
-_LAYER_LIST = re.compile(r"^Layer\([^)\n]*\): [^\n]*, Tactic: ", re.MULTILINE)
 _SNIFF = re.compile(r"Computing costs for |Engine Layer Information|\[MemUsageChange\]|: Fusing ")
 
 # LayerType printed in ``Layer(...)`` -> TREx's ParameterType (as in --exportLayerInfo JSON).
@@ -390,7 +389,7 @@ def _int(text: str, default: int) -> int:
         return default
 
 
-def _parse_tensors(text: str, pattern: re.Pattern = _TENSOR_DESC) -> list[EngineTensor]:
+def _parse_tensors(text: str, pattern: re.Pattern[str] = _TENSOR_DESC) -> list[EngineTensor]:
     """``a (Float[1,3]), b c (Int8[1,32:32,7,7])`` -> tensors (names may hold commas)."""
     tensors = []
     start = 0
@@ -632,7 +631,8 @@ class _Parser:
             self.tuned = False
             self.profile = None
         elif content.startswith("Constructing optimization profile number "):
-            self.profile = _int(_first_word(content, "Constructing optimization profile number "), 0)
+            self.profile = _int(_first_word(content, "Constructing optimization profile number ")
+                                or "", 0)
             self._pass()
         elif content.startswith(("Use backend strategy", "Chose this engine with backend strategy",
                                  "Skip backend strategy")):

@@ -260,7 +260,7 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
         "names": names,
         "summary": frame(compare.summary_table(plans, names)),
         "by_type": frame(compare.compare_by_type(plans, names)),
-        "by_precision": frame(compare.compare_by_precision(plans, names)),
+        "by_precision": frame(compare.compare_by_precision(plans, names, alignment)),
         "links": frame(compare.link_counts(alignment, names)),
         "aligned": aligned,
         "onnx": frame(onnx.sort_values("delta ms", ascending=False, kind="stable",

@@ -29,6 +29,9 @@ class HotspotLinter(Linter):
             if pct[i] < self.threshold_pct:
                 break
             layer = self.plan.layers[i]
+            if layer.type in ("DLACopy", "DLASync"):
+                out.append(self._dla_region(layer, float(lat[i]), float(pct[i]), position))
+                continue
             out.append(self.finding(
                 layer.name, by_share(float(pct[i]), self.warning_pct),
                 f"Layer takes {pct[i]:.1f} % of the engine's latency.",
@@ -38,6 +41,21 @@ class HotspotLinter(Linter):
                 "A few layers usually dominate; time spent elsewhere matters less.",
                 type=layer.type))
         return out
+
+
+    def _dla_region(self, layer, latency: float, pct: float, rank: int) -> Finding:
+        """DLA engines report the DLA subgraph's run time on the copy back from the DLA's memory:
+        the time is the DLA's, not a slow copy's."""
+        return self.finding(
+            layer.name, "info",
+            f"DLA region: {pct:.1f} % of the latency ran on the DLA (reported on this copy from "
+            "its memory, which waits for the DLA).",
+            {"latency_ms": r(latency), "latency_pct": r(pct, 2), "rank": rank},
+            "Profile the DLA subgraph itself (the DLA's own tools) or move layers between DLA and "
+            "GPU (--useDLACore, --allowGPUFallback, layer device types) and compare the engines.",
+            "TensorRT's per-layer profile cannot see inside a DLA loadable: its time lands on the "
+            "'from nvm' copy that waits for it.",
+            type=layer.type)
 
 
 class LaunchBoundLinter(Linter):

@@ -25,8 +25,8 @@ class MyelinLinter(Linter):
         layers = self.plan.layers
         lat = self.latencies
         out: list[Finding] = []
-        idx = [i for i, layer in enumerate(layers)
-               if layer.type in MYELIN_TYPES or _MYELIN_NAME_RE.search(layer.name)]
+        idx = [i for i, layer in enumerate(layers) if layer.type != "DLA"  # a DLA loadable
+               and (layer.type in MYELIN_TYPES or _MYELIN_NAME_RE.search(layer.name))]
         if idx:
             ms = float(sum(lat[i] for i in idx if i < len(lat) and not math.isnan(lat[i])))
             kgen = sum(layers[i].type == "kgen" or layers[i].name.startswith("__myl_") for i in idx)
@@ -73,7 +73,7 @@ class MyelinLinter(Linter):
         for i, layer in enumerate(layers):
             reformat = _REFORMAT_TO_RE.match(layer.name)
             target = reformat.group(2) if reformat else layer.name
-            if not _FOREIGN_RE.fullmatch(target):
+            if layer.type == "DLA" or not _FOREIGN_RE.fullmatch(target):
                 continue
             region = regions.setdefault(target, {"layer": None, "in": [], "out": []})
             if reformat:

@@ -129,6 +129,20 @@ def pick_run(path: Path_, count: int, index: int | None) -> int:
     return index % count
 
 
+def holds_profile(path: Path_, cache: InputCache) -> bool:
+    """True when a plan's layer input is itself a profile: a profile file, or a log with a
+    ``--dumpProfile`` table and no layer list."""
+    if not Path(path).is_file():
+        return False
+    kind = cache.kind(path)
+    if kind == registry.PROFILE:
+        return True
+    if kind == registry.LOG:
+        record = cache.read_as(path, LogRecord)
+        return record.layer_info is None and record.profile is not None
+    return False
+
+
 def is_archive(path: object, cache: InputCache) -> bool:
     """True for an existing file that is a ``.tea`` archive (by content)."""
     return (isinstance(path, (str, os.PathLike)) and Path(path).is_file()

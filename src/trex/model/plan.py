@@ -61,6 +61,8 @@ class EnginePlan(LayerGraph):
         cache: InputCache | None = None,
     ):
         cache = cache or InputCache()
+        if profiling_file is None and loader.holds_profile(graph_file, cache):
+            profiling_file = graph_file  # a profile (or a log's table) names the layers and times them
         inputs = loader.PlanInputs(graph_file, profiling_file, profiling_metadata_file,
                                    build_metadata_file, timing_file, device_metadata_file, name)
         self.archive = None
