@@ -61,6 +61,48 @@ def _median(summary: dict[str, Any], key: str) -> float | None:
     return None
 
 
+# trtexec's "Inference Options" lines that change what per-layer times mean.
+PROFILING_OPTIONS = {"CUDA Graph": "cuda_graph", "Data transfers": "data_transfers",
+                     "Spin-wait": "spin_wait", "Separate profiling": "separate_profile_run"}
+
+
+def logged_conditions(inference_options: dict[str, Any]) -> dict[str, bool]:
+    """The profiling conditions a trtexec log states (``CUDA Graph: Enabled`` ...)."""
+    out = {}
+    for key, ours in PROFILING_OPTIONS.items():
+        text = str(inference_options.get(key, "")).strip().lower()
+        if text in ("enabled", "disabled"):
+            out[ours] = text == "enabled"
+    return out
+
+
+def describe_conditions(state: dict[str, Any]) -> str:
+    """What the per-layer times of a run under these conditions are, in words."""
+    graph, separate, copies = (state.get(k) for k in ("cuda_graph", "separate_profile_run",
+                                                       "data_transfers"))
+    text = ("CUDA graph launches" if graph is True else "stream launches" if graph is False
+            else "launches not recorded")
+    if separate is True:
+        text += ", separate profiling run"
+    elif separate is False:
+        text += ", profiled with the timed run (layer timing adds to the latency)"
+    if copies is not None:
+        text += "; host-device copies " + ("included" if copies else "excluded")
+    return text
+
+
+def profiling_conditions(plan: EnginePlan) -> dict[str, Any]:
+    """How the profile was measured: what ``trex process`` recorded (``trex_profiling``), else
+    what the log's Inference Options say; empty when the inputs do not say."""
+    if plan.profiling_recorded:
+        return dict(plan.profiling_recorded)
+    state: dict[str, Any] = dict(logged_conditions(plan.inference_options))
+    if state:
+        state["source"] = "trtexec log"
+        state["per_layer_times"] = describe_conditions(state)
+    return state
+
+
 @dataclass(frozen=True)
 class EngineFacts:
     """An engine's headline figures as plain values (None: the inputs do not say)."""
@@ -89,6 +131,7 @@ class EngineFacts:
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     io_tensors: list[dict[str, Any]] = field(default_factory=list)
+    profiling: dict[str, Any] = field(default_factory=dict)  # CUDA graph, copies, separate run
 
     @property
     def precision_mix(self) -> str:
@@ -139,6 +182,7 @@ def _facts(plan: EnginePlan) -> EngineFacts:
         inputs=[repr(b) for b in inputs],
         outputs=[repr(b) for b in outputs],
         io_tensors=[t.as_dict() for t in plan.io_tensors],
+        profiling=profiling_conditions(plan),
     )
 
 

@@ -205,6 +205,7 @@ class EnginePlan(LayerGraph):
         self._warn_all(w1 + w2 + w3)
         self.performance_summary: dict[str, Any] = dict(meta_profile.section("performance_summary"))
         self.inference_options: dict[str, Any] = dict(meta_profile.section("inference_options"))
+        self.profiling_recorded: dict[str, Any] = dict(meta_profile.section("trex_profiling"))
         self.device_properties: dict[str, Any] = dict(
             meta_profile.section("device_information") or meta_build.section("device_information"))
         self.device_attributes: dict[str, Any] = dict(meta_device.section("device_attributes"))

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import TrexError
+from ..model.facts import describe_conditions, logged_conditions
 
 __all__ = ["LATEST", "VERSION_TABLE", "ProcessPaths", "TrtexecFlags", "UnsupportedOption",
            "build_command", "detect_version", "flags_for", "is_engine_file",
@@ -32,8 +33,6 @@ _ENGINE_SUFFIXES = (".engine", ".plan", ".trt")
 _ITERATION_ENGINE = re.compile(r"\.iter\d+$")  # --saveAllEngines: <saveEngine>.iter<N>
 
 # The profiling conditions trtexec reports under "=== Inference Options ===" (log key -> ours).
-_CONDITIONS = {"CUDA Graph": "cuda_graph", "Data transfers": "data_transfers",
-               "Spin-wait": "spin_wait", "Separate profiling": "separate_profile_run"}
 # Flags that switch a condition on (True) or off (False).
 _CONDITION_FLAGS = {
     "--useCudaGraph": ("cuda_graph", True), "--noCudaGraph": ("cuda_graph", False),
@@ -207,21 +206,10 @@ def profiling_state(flags: TrtexecFlags, command: list[str],
         if arg in _CONDITION_FLAGS:
             key, value = _CONDITION_FLAGS[arg]
             state[key] = value
-    source = "command line"
-    logged = {ours: str(inference_options[key]).strip().lower()
-              for key, ours in _CONDITIONS.items() if inference_options and key in inference_options}
-    if logged:
-        source = "trtexec log"
-        for key, text in logged.items():
-            if text in ("enabled", "disabled"):
-                state[key] = text == "enabled"
-    state["source"] = source
-    state["per_layer_times"] = (
-        ("CUDA graph launches" if state["cuda_graph"] else "stream launches")
-        + (", separate profiling run" if state["separate_profile_run"] else
-           ", profiled with the timed run (layer timing adds to the latency)")
-        + ("; host-device copies included" if state["data_transfers"]
-           else "; host-device copies excluded"))
+    logged = logged_conditions(dict(inference_options or {}))
+    state.update(logged)
+    state["source"] = "trtexec log" if logged else "command line"
+    state["per_layer_times"] = describe_conditions(state)
     return state
 
 
