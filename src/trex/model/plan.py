@@ -74,8 +74,13 @@ class EnginePlan(LayerGraph):
                 profiling_metadata_file or found.profile_metadata,
                 build_metadata_file or found.build_metadata, timing_file or found.timings,
                 device_metadata_file or found.device_metadata, name or found.name)
-        with _gc_paused():
-            self._load(inputs, profile_id, profile_run, cache)
+        try:
+            with _gc_paused():
+                self._load(inputs, profile_id, profile_run, cache)
+        except BaseException:  # bad input or Ctrl-C/SIGTERM: the extracted files go at once
+            if self.archive is not None:
+                self.archive.close()
+            raise
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], profile_id: int | None = None,
