@@ -254,8 +254,8 @@ def test_default_output_names_stay_in_the_current_folder(engines, tmp_path, caps
     cwd = tmp_path / "cwd" / "deeper"
     cwd.mkdir(parents=True)
     monkeypatch.chdir(cwd)
-    for args in (["timeline", tea], ["draw", tea, "--layout", "layered"], ["report", tea],
-                 ["report", tea, "--names", name or "x"]):
+    for args in (["timeline", tea], ["draw", tea, "--layout", "layered"],
+                 ["report", tea, "--names", name or "x"]):  # without --names: the .tea's name
         code, out, err = cli(capsys, *args)
         assert code == 0, err
         written = re.search(r"Created file://(.+?) \(", out).group(1)

@@ -171,7 +171,7 @@ def test_signals_remove_the_extraction_folder(engines, tmp_path, tmpdir_for_trex
     if when == "extracting":
         _signal_during(monkeypatch, archive, "_extract_one", signum)
     else:  # extracted, the plan about to read the files
-        _signal_during(monkeypatch, archive.OpenArchive, "plan_inputs", signum)
+        _signal_during(monkeypatch, archive, "open_archive", signum)
     code = main(["summary", str(tea)])
     assert code == 128 + signum
     assert f"interrupted ({signal.Signals(signum).name})" in capsys.readouterr().err

@@ -171,16 +171,6 @@ def _umask() -> int:
     return mask
 
 
-def temporary_path(path: str | os.PathLike) -> tuple[Path, Path]:
-    """``(temporary file beside path, path)`` for writers that need a file name (xlsxwriter):
-    write the first, then ``os.replace`` it onto the second."""
-    target = Path(path).absolute()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=target.suffix,
-                               dir=target.parent)
-    os.close(fd)
-    return Path(tmp), target
-
-
 # ------------------------------------------------------------------------------ numeric options
 def number_option(kind: type = float, minimum: float | None = None, maximum: float | None = None,
                   above: float | None = None) -> Callable[[str], Any]:
