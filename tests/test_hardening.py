@@ -289,12 +289,24 @@ def test_timeline_with_huge_times_writes_strict_json(engines, tmp_path, capsys):
                for e in trace["traceEvents"])
     assert trace["otherData"]["iterations"] > 8000 and trace["otherData"]["layers"] == 72
     assert sorted(os.listdir(tmp_path)) == ["e", "trace.json"]  # no temporary file left beside it
+    # a bare --exportTimes file (no model around it): an absurd start does not move time zero
+    records = json.loads((folder / f"{PREFIX}.timing.json").read_text())[:50]
+    records[3]["startComputeMs"] = -1e308
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "times.json").write_text(json.dumps(records))
+    code, _, err = cli(capsys, "timeline", tmp_path / "bare" / "times.json", "-o", out)
+    assert code == 0, err
+    events = strict_json(out.read_text())["traceEvents"]
+    assert len([e for e in events if e.get("cat") == "iteration"]) >= 2 * 48  # enqueue, compute
+    assert min(e["ts"] for e in events if "ts" in e) == 0.0
 
 
 def test_views_tolerate_huge_dimensions_list_types_and_deep_attributes(engines, tmp_path, capsys):
     def edit(graph):
         layers = graph["Layers"]
-        layers[1]["Inputs"][0]["Dimensions"] = [10**30, 3, 224, 224]  # roofline: beyond int64
+        # each dimension fits int64 (the model keeps them), their products do not
+        layers[1]["Inputs"][0]["Dimensions"] = [2**40, 3, 224, 224]
+        layers[1]["Outputs"][0]["Dimensions"] = [2**40, 32, 2**20, 112]
         layers[2]["ParameterType"] = ["Convolution"]  # unhashable type
         deep: list = []
         for _ in range(500):
@@ -304,8 +316,10 @@ def test_views_tolerate_huge_dimensions_list_types_and_deep_attributes(engines, 
     folder = hostile_engine(engines, tmp_path / "e", [], graph_edit=edit)
     plan = trex.EnginePlan.from_path(folder)
     roofline = trex.compute.roofline(plan)
-    assert roofline["macs"].isna().iloc[1] and roofline["macs"].notna().sum() > 40
-    assert (roofline["bytes"] >= 0).all()
+    assert roofline["macs"].isna().iloc[1] and roofline["M"].isna().iloc[1]
+    assert roofline["macs"].notna().sum() > 40
+    assert (roofline["bytes"] >= 0).all() and roofline["bytes"].iloc[1] < 2**63
+    assert len(trex.compute.annotate_convolutions(plan)) == 52  # 53, less the list-typed one
     report = tmp_path / "r.html"
     code, _, err = cli(capsys, "report", folder, "-o", report)
     assert code == 0, err

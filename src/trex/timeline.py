@@ -127,7 +127,7 @@ def _iteration_events(events: list[dict[str, Any]], df: pd.DataFrame,
     starts = [s for _, s, _ in spans if s is not None]
     if not starts or n == 0:
         return 0
-    t0 = float(np.nanmin(np.vstack(starts))) if n else 0.0
+    t0 = _origin(np.vstack(starts))
     latency = _column(df, ("latencyMs",))
     compute = _column(df, ("computeMs",))
     events.append(_meta(ITERATIONS_PID, None, "process_name", "Iterations (trtexec --exportTimes)"))
@@ -158,6 +158,20 @@ def _iteration_events(events: list[dict[str, Any]], df: pd.DataFrame,
                 events.append({"ph": "C", "pid": ITERATIONS_PID, "name": "latency (ms)",
                                "ts": ts, "args": {"ms": float(counter[i])}})
     return n
+
+
+PLAUSIBLE_SPAN_MS = 1e9  # ~11.6 days: time stamps further from the run's median are absurd
+
+
+def _origin(starts: np.ndarray) -> float:
+    """The trace's time zero: the earliest start, ignoring absurd stamps (a corrupt -1e308 would
+    push every event beyond the float range)."""
+    values = starts[np.isfinite(starts)]
+    if not len(values):
+        return 0.0
+    median = float(np.median(values))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(values[np.abs(values - median) <= PLAUSIBLE_SPAN_MS].min())
 
 
 def layer_schedule(plan: EnginePlan, latency: str = "avg_time") -> pd.DataFrame:
