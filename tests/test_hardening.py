@@ -358,3 +358,20 @@ def test_regression_gate_refuses_a_nan_limit(plan):
     for limit in (math.nan, math.inf, -5.0):
         with pytest.raises(ValueError, match="finite percentage"):
             trex.compare.check_regression(plans, limit)
+
+
+def test_routes_tables_and_csv(tmp_path, capsys):
+    """``trex routes`` (no public tuning cache exists: test_routes.py's synthetic sweep) with a
+    crash message that is both a formula and a terminal attack."""
+    from test_routes import ITERATIONS, header, write
+
+    iterations = [dict(it) for it in ITERATIONS]
+    iterations[4]["error_message"] = FORMULAS[0] + TERMINAL[3]
+    cache = write(tmp_path / "routes.jsonl", [header(), *iterations])
+    code, out, err = cli(capsys, "routes", cache)
+    assert code == 0
+    _assert_no_controls(out + err)
+    assert "\\x1b]8;;http://evil.example\\x1b\\link" in out
+    code, out, _ = cli(capsys, "routes", cache, "-f", "csv")
+    assert code == 0
+    _assert_neutralised(_csv_cells(out), [FORMULAS[0], "-sliceFusion=off"])
