@@ -4,10 +4,16 @@ Needs ``trex[excel]`` (xlsxwriter, imported when a workbook is created). Charts 
 (bar, column, pie, scatter) made from the report figures' data, so no image renderer is needed.
 TREx's ``ExcelSummary(plan, path)`` API is kept: ``add_dataframes``, ``add_images``,
 ``generate_default_summary``, ``save`` and use as a context manager.
+
+Data is stored as data: text is never turned into a formula, a hyperlink or a number, and a text
+cell starting with ``= + - @ TAB CR`` is marked as text (Excel's quote prefix), so editing it does
+not make it a formula either. The workbook is written whole, through a temporary file.
 """
 
 from __future__ import annotations
 
+import html
+import io
 import math
 import numbers
 import os
@@ -20,6 +26,7 @@ import pandas as pd
 
 from .model.plan import EnginePlan
 from .report.frames import clean_for_display
+from .safety import atomic_write, is_formula_like, spreadsheet_cell
 
 MAX_SHEET_NAME = 31  # Excel's limit
 MAX_CELL_TEXT = 32767
@@ -80,6 +87,16 @@ def excel_color(color: Any) -> str | None:
     return _CSS.get(text.lower())
 
 
+def figure_text(value: Any) -> Any:
+    """A figure's text as its reader sees it: plotly-escaped data (``&lt;``) back to characters."""
+    return html.unescape(value) if isinstance(value, str) else value
+
+
+def chart_text(value: Any) -> str:
+    """A chart title or series name: xlsxwriter reads a leading ``=`` as a cell reference."""
+    return spreadsheet_cell(str(figure_text(value) or ""))
+
+
 def cell_value(value: Any) -> Any:
     """A value xlsxwriter can write: numbers, booleans and text (lists and dicts as text)."""
     if value is None:
@@ -112,21 +129,47 @@ class ExcelSummary:
         self.plan = plan
         self.path = os.fspath(path)
         self.max_chart_points = max_chart_points
-        self.book = xlsxwriter.Workbook(self.path)
+        self._buffer = io.BytesIO()  # written to self.path whole, at save()
+        self.book = xlsxwriter.Workbook(self._buffer, {
+            "strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False})
         self._names: set[str] = set()
         self._saved = False
-        self.bold = self.book.add_format({"bold": True})
-        self.title = self.book.add_format({"bold": True, "font_size": 14, "font_color": "#76b900"})
-        self.header = self.book.add_format({"bold": True, "bg_color": "#76b900",
-                                            "font_color": "#FFFFFF", "border": 1})
+        self._quoted: dict[int, Any] = {}
+        self.bold = self._format({"bold": True})
+        self.title = self._format({"bold": True, "font_size": 14, "font_color": "#76b900"})
+        self.header = self._format({"bold": True, "bg_color": "#76b900", "font_color": "#FFFFFF",
+                                    "border": 1})
+        self._plain_quoted = self.book.add_format({"quote_prefix": True})
         self.supported_reports = dict(REPORT_SHEETS)
+
+    def _format(self, props: dict[str, Any]) -> Any:
+        """A cell format, and its twin with Excel's quote prefix for formula-like text."""
+        fmt = self.book.add_format(props)
+        self._quoted[id(fmt)] = self.book.add_format({**props, "quote_prefix": True})
+        return fmt
+
+    def write_cell(self, ws: Any, row: int, col: int, value: Any, fmt: Any = None) -> None:
+        """Write one value: numbers as numbers, text always as text (formula-like text quoted)."""
+        v = cell_value(value)
+        if v is None:
+            if fmt is not None:
+                ws.write_blank(row, col, None, fmt)
+            return
+        if isinstance(v, str):
+            if is_formula_like(v):
+                fmt = self._quoted.get(id(fmt), self._plain_quoted) if fmt is not None \
+                    else self._plain_quoted
+            ws.write_string(row, col, v, fmt)
+        else:
+            ws.write(row, col, v, fmt)
 
     # ------------------------------------------------------------------ context manager
     def __enter__(self) -> ExcelSummary:
         return self
 
     def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
-        self.save()
+        if exc_type is None:
+            self.save()
 
     # ------------------------------------------------------------------ sheets
     def sheet_name(self, name: str) -> str:
@@ -150,12 +193,10 @@ class ExcelSummary:
         if index:
             df = df.reset_index()
         for j, name in enumerate(df.columns):
-            ws.write(row, col + j, cell_value(name), self.header)
+            self.write_cell(ws, row, col + j, name, self.header)
         for i, values in enumerate(df.itertuples(index=False, name=None), start=row + 1):
             for j, value in enumerate(values):
-                v = cell_value(value)
-                if v is not None:
-                    ws.write(i, col + j, v)
+                self.write_cell(ws, i, col + j, value)
         widths = [max([len(str(c))] + [len(str(v)) for v in df[c].head(200)]) for c in df.columns]
         for j, width in enumerate(widths):
             ws.set_column(col + j, col + j, min(max(width, 8), 60))
@@ -165,7 +206,7 @@ class ExcelSummary:
                       autofilter: bool = True) -> Any:
         """One sheet holding ``df`` (a title in A1, the table from row 3, filters on its header)."""
         ws = self._worksheet(sheet_name)
-        ws.write(0, 0, title or sheet_name, self.title)
+        self.write_cell(ws, 0, 0, title or sheet_name, self.title)
         rows = self.write_table(ws, df, 2, 0)
         if autofilter and len(df.columns):
             ws.autofilter(2, 0, 2 + rows - 1, len(df.columns) - 1)
@@ -186,10 +227,10 @@ class ExcelSummary:
     def add_figures(self, figures: Mapping[str, Any], sheet_name: str) -> Any:
         """One sheet with each figure's data and, where Excel has the kind, a native chart beside it."""
         ws = self._worksheet(sheet_name)
-        ws.write(0, 0, sheet_name, self.title)
+        self.write_cell(ws, 0, 0, sheet_name, self.title)
         row = 2
         for title, fig in figures.items():
-            ws.write(row, 0, title, self.bold)
+            self.write_cell(ws, row, 0, title, self.bold)
             row += 1 + self.add_figure(ws, fig, row + 1, 0, title)
         return ws
 
@@ -225,35 +266,34 @@ class ExcelSummary:
         if swap:  # Excel's horizontal bar charts put the categories on their "x" axis
             x, y = y, x
         if x:
-            chart.set_x_axis({"name": x})
+            chart.set_x_axis({"name": chart_text(x)})
         if y:
-            chart.set_y_axis({"name": y})
+            chart.set_y_axis({"name": chart_text(y)})
 
     def _bars(self, ws: Any, fig: Any, row: int, col: int, title: str) -> int:
         traces = list(fig.data)
         horizontal = traces[0].orientation == "h"
         cat_axis = fig.layout.yaxis if horizontal else fig.layout.xaxis
-        categories: list[Any] = list(cat_axis.categoryarray or [])
+        categories: list[Any] = [figure_text(c) for c in cat_axis.categoryarray or []]
         seen = set(categories)
         series: list[tuple[str, dict[Any, Any], Any, list[Any]]] = []
         for i, trace in enumerate(traces):
-            cats = list(trace.y if horizontal else trace.x)
+            cats = [figure_text(c) for c in (trace.y if horizontal else trace.x)]
             vals = list(trace.x if horizontal else trace.y)
             for c in cats:
                 if c not in seen:
                     seen.add(c)
                     categories.append(c)
-            series.append((trace.name or ("value" if len(traces) == 1 else f"series {i + 1}"),
+            series.append((figure_text(trace.name)
+                           or ("value" if len(traces) == 1 else f"series {i + 1}"),
                            dict(zip(cats, vals)), trace.marker.color, cats))
         ws.write(row, col, "category", self.header)
         for j, (name, *_) in enumerate(series, start=1):
-            ws.write(row, col + j, cell_value(name), self.header)
+            self.write_cell(ws, row, col + j, name, self.header)
         for i, cat in enumerate(categories, start=row + 1):
-            ws.write(i, col, cell_value(cat))
+            self.write_cell(ws, i, col, cat)
             for j, (_, values, *_) in enumerate(series, start=1):
-                v = cell_value(values.get(cat))
-                if v is not None:
-                    ws.write(i, col + j, v)
+                self.write_cell(ws, i, col + j, values.get(cat))
         n = len(categories)
         stacked = fig.layout.barmode == "stack" and len(series) > 1
         chart = self.book.add_chart({"type": "bar" if horizontal else "column",
@@ -273,7 +313,7 @@ class ExcelSummary:
             if stacked:
                 spec["gap"] = 50
             chart.add_series(spec)
-        chart.set_title({"name": title or (fig.layout.title.text or "")})
+        chart.set_title({"name": chart_text(title or fig.layout.title.text)})
         self._axis_titles(chart, fig, swap=horizontal)
         if len(series) == 1:
             chart.set_legend({"none": True})
@@ -282,18 +322,17 @@ class ExcelSummary:
     def _pies(self, ws: Any, fig: Any, row: int, col: int) -> int:
         used, sheet = 0, ws.get_name()
         for trace in fig.data:
-            labels, values = list(trace.labels), list(trace.values)
+            labels, values = [figure_text(v) for v in trace.labels], list(trace.values)
+            name = figure_text(trace.name)
             r = row + used
             ws.write(r, col, "label", self.header)
-            ws.write(r, col + 1, cell_value(trace.name or "value"), self.header)
+            self.write_cell(ws, r, col + 1, name or "value", self.header)
             for i, (lab, val) in enumerate(zip(labels, values), start=r + 1):
-                ws.write(i, col, cell_value(lab))
-                v = cell_value(val)
-                if v is not None:
-                    ws.write(i, col + 1, v)
+                self.write_cell(ws, i, col, lab)
+                self.write_cell(ws, i, col + 1, val)
             chart = self.book.add_chart({"type": "doughnut" if trace.hole else "pie"})
             colors = list(trace.marker.colors or [])
-            spec: dict[str, Any] = {"name": trace.name or "",
+            spec: dict[str, Any] = {"name": chart_text(name),
                                     "categories": [sheet, r + 1, col, r + len(labels), col],
                                     "values": [sheet, r + 1, col + 1, r + len(labels), col + 1],
                                     "data_labels": {"value": True}}
@@ -301,7 +340,7 @@ class ExcelSummary:
                 spec["points"] = [{"fill": {"color": excel_color(c)}} if excel_color(c) else None
                                   for c in colors]
             chart.add_series(spec)
-            chart.set_title({"name": trace.name or (fig.layout.title.text or "")})
+            chart.set_title({"name": chart_text(name or fig.layout.title.text)})
             used += self._insert(ws, chart, r, col + 3, len(labels) + 1, len(labels))
         return used
 
@@ -315,7 +354,8 @@ class ExcelSummary:
         table = pd.DataFrame({"bin": [f"{a:.4g} - {b:.4g}" for a, b in zip(edges[:-1], edges[1:])]})
         for i, (trace, values) in enumerate(zip(traces, arrays)):
             counts, _ = np.histogram(values[np.isfinite(values)], bins=edges)
-            table[trace.name or ("count" if len(traces) == 1 else f"series {i + 1}")] = counts
+            table[figure_text(trace.name) or ("count" if len(traces) == 1 else f"series {i + 1}")] = \
+                counts
         self.write_table(ws, table, row, col)
         chart = self.book.add_chart({"type": "column",
                                      **({"subtype": "stacked"} if len(traces) > 1 else {})})
@@ -328,7 +368,7 @@ class ExcelSummary:
             if excel_color(trace.marker.color):
                 spec["fill"] = {"color": excel_color(trace.marker.color)}
             chart.add_series(spec)
-        chart.set_title({"name": title or (fig.layout.title.text or "")})
+        chart.set_title({"name": chart_text(title or fig.layout.title.text)})
         self._axis_titles(chart, fig)
         return self._insert(ws, chart, row, col + len(traces) + 2, n + 1, n)
 
@@ -338,14 +378,12 @@ class ExcelSummary:
         for trace in fig.data:
             x = [cell_value(v) for v in trace.x]
             y = [cell_value(v) for v in trace.y]
-            name = trace.name or "y"
-            ws.write(row, c, f"{name} x", self.header)
-            ws.write(row, c + 1, name, self.header)
+            name = figure_text(trace.name) or "y"
+            self.write_cell(ws, row, c, f"{name} x", self.header)
+            self.write_cell(ws, row, c + 1, name, self.header)
             for i, (a, b) in enumerate(zip(x, y), start=row + 1):
-                if a is not None:
-                    ws.write(i, c, a)
-                if b is not None:
-                    ws.write(i, c + 1, b)
+                self.write_cell(ws, i, c, figure_text(a))
+                self.write_cell(ws, i, c + 1, figure_text(b))
             spec: dict[str, Any] = {"name": [sheet, row, c + 1],
                                     "categories": [sheet, row + 1, c, row + len(x), c],
                                     "values": [sheet, row + 1, c + 1, row + len(x), c + 1]}
@@ -360,14 +398,16 @@ class ExcelSummary:
                                      if color else {})}
             chart.add_series(spec)
             rows, points, c = max(rows, len(x) + 1), max(points, len(x)), c + 2
-        chart.set_title({"name": title or (fig.layout.title.text or "")})
+        chart.set_title({"name": chart_text(title or fig.layout.title.text)})
         self._axis_titles(chart, fig)
         return self._insert(ws, chart, row, c + 1, rows, points)
 
     def _sunburst(self, ws: Any, fig: Any, row: int, col: int, title: str) -> int:
         trace = fig.data[0]
-        table = pd.DataFrame({"id": list(trace.ids or trace.labels), "label": list(trace.labels),
-                              "parent": list(trace.parents), "value": list(trace.values)})
+        table = pd.DataFrame({"id": [figure_text(v) for v in (trace.ids or trace.labels)],
+                              "label": [figure_text(v) for v in trace.labels],
+                              "parent": [figure_text(v) for v in trace.parents],
+                              "value": list(trace.values)})
         self.write_table(ws, table, row, col)
         roots = table.index[table["parent"] == ""].tolist()
         if len(roots) == 1:  # the ring around the centre, as a pie
@@ -379,18 +419,18 @@ class ExcelSummary:
         ws.write(r0, col + 6, "value", self.header)
         colors = list(trace.marker.colors or [])
         for i, k in enumerate(ring, start=r0 + 1):
-            ws.write(i, col + 5, cell_value(table.loc[k, "label"]))
-            ws.write(i, col + 6, cell_value(table.loc[k, "value"]))
+            self.write_cell(ws, i, col + 5, table.loc[k, "label"])
+            self.write_cell(ws, i, col + 6, table.loc[k, "value"])
         chart = self.book.add_chart({"type": "pie"})
         sheet = ws.get_name()
-        spec: dict[str, Any] = {"name": title, "data_labels": {"percentage": True},
+        spec: dict[str, Any] = {"name": chart_text(title), "data_labels": {"percentage": True},
                                 "categories": [sheet, r0 + 1, col + 5, r0 + len(ring), col + 5],
                                 "values": [sheet, r0 + 1, col + 6, r0 + len(ring), col + 6]}
         if colors:
             spec["points"] = [{"fill": {"color": excel_color(colors[k])}}
                               if k < len(colors) and excel_color(colors[k]) else None for k in ring]
         chart.add_series(spec)
-        chart.set_title({"name": title or (fig.layout.title.text or "")})
+        chart.set_title({"name": chart_text(title or fig.layout.title.text)})
         return self._insert(ws, chart, row, col + 5, len(table) + 1, len(ring))
 
     def _table_only(self, ws: Any, fig: Any, row: int, col: int) -> int:
@@ -400,10 +440,10 @@ class ExcelSummary:
         for axis in ("x", "y", "z"):
             values = getattr(trace, axis, None)
             if values is not None:
-                columns[axis] = list(values)
+                columns[axis] = [figure_text(v) for v in values]
         names = getattr(trace, "customdata", None)
         if names is not None and len(names):
-            columns = {"layer": [r[0] for r in names], **columns}
+            columns = {"layer": [figure_text(r[0]) for r in names], **columns}
         return self.write_table(ws, pd.DataFrame(columns), row, col) + 1
 
     # ------------------------------------------------------------------ reports
@@ -496,8 +536,13 @@ class ExcelSummary:
             self.save()
 
     def save(self) -> str:
-        """Write the workbook (once: a saved summary cannot be changed) and return its path."""
+        """Write the workbook (once: a saved summary cannot be changed) and return its path.
+
+        The file appears whole or not at all (a temporary file renamed into place)."""
         if not self._saved:
             self.book.close()
+            with atomic_write(self.path, "wb") as fh:
+                fh.write(self._buffer.getvalue())
             self._saved = True
+            self._buffer = io.BytesIO()
         return self.path

@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .jsonable import json_value
 from .model.plan import EnginePlan
+from .safety import atomic_write
 
 __all__ = ["chrome_trace", "layer_schedule", "load_timeline_source", "write_chrome_trace",
            "write_trace"]
@@ -91,17 +93,14 @@ def write_chrome_trace(source: EnginePlan | pd.DataFrame | str | os.PathLike,
 
 
 def write_trace(trace: dict[str, Any], output: str | os.PathLike) -> Path:
-    """Write a trace object as compact JSON; return the file's absolute path."""
+    """Write a trace object as strict, compact JSON (a non-finite number becomes null) through a
+    temporary file renamed into place, so a failure never leaves a truncated trace; return the
+    file's absolute path."""
     path = Path(output).absolute()
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(trace, f, separators=(",", ":"), allow_nan=False, default=_json_default)
+    text = json.dumps(json_value(trace), separators=(",", ":"), allow_nan=False)
+    with atomic_write(path) as f:
+        f.write(text)
     return path
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    return str(value)
 
 
 def _meta(pid: int, tid: int | None, kind: str, value: Any) -> dict[str, Any]:
@@ -128,7 +127,7 @@ def _iteration_events(events: list[dict[str, Any]], df: pd.DataFrame,
     starts = [s for _, s, _ in spans if s is not None]
     if not starts or n == 0:
         return 0
-    t0 = float(np.nanmin(np.vstack(starts))) if n else 0.0
+    t0 = _origin(np.vstack(starts))
     latency = _column(df, ("latencyMs",))
     compute = _column(df, ("computeMs",))
     events.append(_meta(ITERATIONS_PID, None, "process_name", "Iterations (trtexec --exportTimes)"))
@@ -139,24 +138,40 @@ def _iteration_events(events: list[dict[str, Any]], df: pd.DataFrame,
         events.append(_meta(ITERATIONS_PID, tid, "thread_name", title))
         events.append(_meta(ITERATIONS_PID, tid, "thread_sort_index", tid))
         for i in range(n):
-            s, e = start[i], end[i]
+            s, e = float(start[i]), float(end[i])
             if not (math.isfinite(s) and math.isfinite(e)) or e <= s:
                 continue  # zero-length copies (--noDataTransfers) draw nothing
+            ts, dur = (s - t0) * 1000.0, (e - s) * 1000.0
+            if not (math.isfinite(ts) and math.isfinite(dur)):
+                continue  # absurd times (1e308 ms) cannot be placed on a time line
             args: dict[str, Any] = {"iteration": i, "duration_ms": round(e - s, 6)}
             if tid == 3 and latency is not None and math.isfinite(latency[i]):
                 args["latency_ms"] = float(latency[i])
             events.append({"ph": "X", "pid": ITERATIONS_PID, "tid": tid, "name": f"iteration {i}",
-                           "cat": "iteration", "ts": (s - t0) * 1000.0, "dur": (e - s) * 1000.0,
-                           "args": args})
+                           "cat": "iteration", "ts": ts, "dur": dur, "args": args})
     counter = latency if latency is not None else compute
     gpu_start = spans[2][1] if spans[2][1] is not None else starts[0]
     if counter is not None:
         for i in range(n):
-            if math.isfinite(counter[i]) and math.isfinite(gpu_start[i]):
+            ts = (float(gpu_start[i]) - t0) * 1000.0
+            if math.isfinite(counter[i]) and math.isfinite(ts):
                 events.append({"ph": "C", "pid": ITERATIONS_PID, "name": "latency (ms)",
-                               "ts": (gpu_start[i] - t0) * 1000.0,
-                               "args": {"ms": float(counter[i])}})
+                               "ts": ts, "args": {"ms": float(counter[i])}})
     return n
+
+
+PLAUSIBLE_SPAN_MS = 1e9  # ~11.6 days: time stamps further from the run's median are absurd
+
+
+def _origin(starts: np.ndarray) -> float:
+    """The trace's time zero: the earliest start, ignoring absurd stamps (a corrupt -1e308 would
+    push every event beyond the float range)."""
+    values = starts[np.isfinite(starts)]
+    if not len(values):
+        return 0.0
+    median = float(np.median(values))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(values[np.abs(values - median) <= PLAUSIBLE_SPAN_MS].min())
 
 
 def layer_schedule(plan: EnginePlan, latency: str = "avg_time") -> pd.DataFrame:
@@ -217,12 +232,15 @@ def _layer_events(events: list[dict[str, Any]], plan: EnginePlan, latency: str) 
         events.append(_meta(LAYERS_PID, int(stream) + 1, "thread_name", title))
         events.append(_meta(LAYERS_PID, int(stream) + 1, "thread_sort_index", int(stream)))
     for row in schedule.itertuples(index=False):
+        ts, dur = float(row.start_ms) * 1000.0, float(row.latency_ms) * 1000.0
+        if not (math.isfinite(ts) and math.isfinite(dur)):
+            continue  # after an absurd latency (1e308 ms) nothing can be placed
         args = {"order": row.order, "type": row.type, "latency_ms": row.latency_ms}
         if _present(row.precision):
             args["precision"] = str(row.precision)
         if _present(row.tactic):
             args["tactic"] = str(row.tactic)
         events.append({"ph": "X", "pid": LAYERS_PID, "tid": int(row.stream) + 1,
-                       "name": row.layer, "cat": row.type or "layer",
-                       "ts": row.start_ms * 1000.0, "dur": row.latency_ms * 1000.0, "args": args})
+                       "name": str(row.layer), "cat": str(row.type or "layer"),
+                       "ts": ts, "dur": dur, "args": args})
     return len(schedule)

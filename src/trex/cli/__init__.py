@@ -6,11 +6,14 @@ Bad input prints one line naming the file and the problem and exits with status 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import warnings
 
 from .. import __version__
 from ..errors import TrexError, TrexWarning
+from ..process.signals import Terminated, terminate_on_signals
+from ..safety import terminal_text
 from . import compare, draw, lint, process, report, routes, summary, tactics, timeline
 
 SUBTOOLS = (summary, compare, draw, lint, tactics, timeline, process, routes, report)
@@ -38,13 +41,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     warnings.simplefilter("ignore", TrexWarning)  # subtools print plan.warnings themselves
     try:
-        return int(args.run(args) or 0)
+        with terminate_on_signals():  # SIGTERM/SIGHUP like Ctrl-C: temp folders, children cleaned
+            return int(args.run(args) or 0)
     except TrexError as exc:
-        print(f"trex {args.command}: error: {exc}", file=sys.stderr)
+        print(terminal_text(f"trex {args.command}: error: {exc}"), file=sys.stderr)
         return 2
+    except Terminated as exc:
+        print(f"trex: interrupted ({signal.Signals(exc.signum).name})", file=sys.stderr)
+        return exc.exit_code
     except KeyboardInterrupt:
-        print("trex: interrupted", file=sys.stderr)
-        return 130
+        print("trex: interrupted (SIGINT)", file=sys.stderr)
+        return 128 + signal.SIGINT
     except BrokenPipeError:
         return 0
 

@@ -11,8 +11,9 @@ import pandas as pd
 from .. import compare as views
 from ..errors import InputError
 from ..model.plan import EnginePlan
+from ..safety import number_option, terminal_text
 from .options import add_profile_options, engine_labels
-from .output import FORMATS, csv_text, text_table, to_json
+from .output import add_format_options, csv_options, csv_text, stdout_for, text_table, to_json, warn
 
 _SHORT = 12  # longer display names become the engines' letters in text tables
 _EPILOG = """\
@@ -37,17 +38,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("paths", nargs="+", metavar="ENGINE")
     parser.add_argument("--names", default=None,
                         help="comma-separated display names (default: from the paths)")
-    parser.add_argument("--top", "-n", type=int, default=10,
+    parser.add_argument("--top", "-n", type=number_option(int, 0), default=10,
                         help="aligned layers and ONNX nodes to list (0: all; default 10)")
     parser.add_argument("--loose", action="store_true",
                         help="match signatures on the first input and output only "
                              "(TREx's exact_matching=False)")
-    parser.add_argument("--fail-if-slower", type=float, default=None, metavar="PCT",
-                        help="exit 1 if the last engine is more than PCT %% slower than the first")
+    parser.add_argument("--fail-if-slower", type=number_option(float, 0.0, 1e6), default=None,
+                        metavar="PCT",
+                        help="exit 1 if the last engine is more than PCT %% slower than the first "
+                             "(a finite number >= 0)")
     parser.add_argument("--metric", choices=list(views.METRICS), default="total",
                         help="what --fail-if-slower compares (default: total)")
     add_profile_options(parser)
-    parser.add_argument("--format", "-f", choices=FORMATS, default="table")
+    add_format_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -102,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if args.fail_if_slower is not None:
         report["gate"] = views.check_regression(plans, args.fail_if_slower, args.metric, labels)
     gate = report["gate"]
-    out = sys.stdout
+    out = stdout_for(args.format)
     note = _onnx_note(report["onnx_without_metadata"], names)
 
     if args.format == "json":
@@ -116,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         out.write(to_json(data) + "\n")
     elif args.format == "csv":
         for key in ("summary", "by_type", "by_precision", "alignment", "layers", "onnx_nodes"):
-            out.write(f"# {key}\n{csv_text(report[key])}")
+            out.write(f"# {key}\n{csv_text(report[key], **csv_options(args))}")
     else:
         out.write("Engines (first = baseline):\n")
         out.write(text_table(pd.DataFrame({
@@ -144,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
         if gate is not None:
             out.write(f"\nRegression gate: {gate.message}\n")
     if args.format != "table" and gate is not None:
-        print(f"trex compare: {gate.message}", file=sys.stderr)
+        print(terminal_text(f"trex compare: {gate.message}"), file=sys.stderr)
     for name, plan in zip(labels, plans):
         for warning in plan.warnings:
-            print(f"warning: {name}: {warning}", file=sys.stderr)
+            warn(name, warning)
     return 1 if gate is not None and gate.failed else 0

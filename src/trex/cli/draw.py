@@ -9,14 +9,16 @@ import warnings
 
 from ..errors import InputError, TrexError
 from ..model.plan import EnginePlan
+from ..safety import number_option
 from .options import add_profile_options
+from .output import warn
 
 
 def parse_beam(value: str) -> tuple[str, int]:
     """``NAME,RADIUS`` (the name may itself contain commas)."""
     name, sep, radius = value.rpartition(",")
     try:
-        if not sep or not name:
+        if not sep or not name or int(radius) < 0:
             raise ValueError
         return name, int(radius)
     except ValueError:
@@ -64,8 +66,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="auto (default): Graphviz dot up to 1,500 nodes plus labelled edges, "
                              "trex's layered layout above")
     add_profile_options(parser)
-    parser.add_argument("--timeout", type=float, default=600.0,
-                        help="seconds to allow Graphviz (default 600)")
+    parser.add_argument("--timeout", type=number_option(float, above=0.0, maximum=1e7),
+                        default=600.0, help="seconds to allow Graphviz (default 600)")
     parser.set_defaults(run=run)
 
 
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
     plan = load(args)
     for warning in plan.warnings:
-        print(f"warning: {plan.name}: {warning}", file=sys.stderr)
+        warn(plan.name, warning)
     if args.display_constant and not (args.display_regions or args.display_region_names):
         print("warning: --display_constant has no effect without --display_regions",
               file=sys.stderr)

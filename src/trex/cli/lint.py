@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+import pandas as pd
 
 from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
 from ..lint.base import findings_frame
 from ..model.plan import EnginePlan
-from .output import format_value, text_table, to_json
+from ..safety import number_option, terminal_text
+from .output import add_format_options, csv_options, csv_text, format_value, stdout_for, text_table, to_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -18,14 +20,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "its files. Exit status: 0, or 1 when --fail-on finds a finding at or above "
                     "that severity, 2 on bad input.")
     parser.add_argument("paths", nargs="+", metavar="PATH")
-    parser.add_argument("--format", "-f", choices=("table", "json"), default="table")
+    add_format_options(parser)
     parser.add_argument("--fail-on", choices=("warning", "error"), default=None,
                         help="exit 1 if a finding of this severity or worse exists")
     parser.add_argument("--min-severity", choices=SEVERITIES, default="info",
                         help="show findings of this severity or worse (default: all)")
     parser.add_argument("--linter", "-l", action="append", choices=list(LINTERS), default=None,
                         metavar="NAME", help=f"run only this linter (repeatable): {', '.join(LINTERS)}")
-    parser.add_argument("--profile-id", type=int, default=None,
+    parser.add_argument("--profile-id", type=number_option(int, 0), default=None,
                         help="optimisation profile of a multi-profile engine (default 0)")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="table format: add the mitigation and help columns")
@@ -42,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         plan = EnginePlan.from_path(path, profile_id=args.profile_id)
         reports.append(lint_report(plan, args.linter))
     failed = bool(args.fail_on) and any(report.fails(args.fail_on) for report in reports)
-    out = sys.stdout
+    out = stdout_for(args.format)
     if args.format == "json":
         out.write(to_json([{
             "engine": report.plan_name,
@@ -53,6 +55,15 @@ def run(args: argparse.Namespace) -> int:
             "notes": report.notes,
         } for report in reports]))
         out.write("\n")
+        return 1 if failed else 0
+    if args.format == "csv":  # one table: every shown finding of every engine
+        frames = []
+        for report in reports:
+            df = findings_frame([f for f in report.findings
+                                 if severity_at_least(f.severity, args.min_severity)])
+            df["evidence"] = [_evidence(e) for e in df["evidence"]]
+            frames.append(df.assign(engine=report.plan_name)[["engine", *df.columns]])
+        out.write(csv_text(pd.concat(frames, ignore_index=True), **csv_options(args)))
         return 1 if failed else 0
     for report in reports:
         shown = [f for f in report.findings if severity_at_least(f.severity, args.min_severity)]
@@ -67,6 +78,6 @@ def run(args: argparse.Namespace) -> int:
                 columns += ["mitigation", "help"]
             out.write(text_table(df[columns], max_width=200 if args.verbose else 60) + "\n")
         for note in report.notes:
-            out.write(f"note: {note}\n")
+            out.write(f"note: {terminal_text(note)}\n")
         out.write("\n")
     return 1 if failed else 0

@@ -8,13 +8,15 @@ from pathlib import Path
 from ..errors import InputError
 from ..formats.discovery import engine_prefix
 from ..model.plan import EnginePlan
+from ..safety import number_option
 
 
 def add_profile_options(parser: argparse.ArgumentParser, what: str = "a profile file") -> None:
     """``--profile-id`` and ``--run`` (stored as ``profile_id`` and ``profile_run``)."""
-    parser.add_argument("--profile-id", type=int, default=None,
+    parser.add_argument("--profile-id", type=number_option(int, 0, 2**31), default=None,
                         help="optimisation profile of a multi-profile engine (default 0)")
-    parser.add_argument("--run", type=int, default=None, dest="profile_run",
+    parser.add_argument("--run", type=number_option(int, -(2**31), 2**31), default=None,
+                        dest="profile_run",
                         help=f"run to use when {what} holds several (default 0)")
 
 

@@ -1,17 +1,37 @@
-"""Render DataFrames and dicts as aligned text tables, JSON or CSV for the CLI."""
+"""Render DataFrames and dicts as aligned text tables, JSON or CSV for the CLI.
+
+Every cell is data from an engine's files: tables show control characters as visible escapes
+(:func:`trex.safety.terminal_text`), CSV cells that a spreadsheet would read as formulas are
+prefixed with ``'`` (:func:`trex.safety.spreadsheet_cell`; ``--raw-csv`` turns that off) and JSON
+is strict (NaN and infinities become null).
+"""
 
 from __future__ import annotations
 
+import argparse
+import csv
 import io
 import json
 import math
-from typing import Any
+import sys
+from typing import Any, TextIO
 
 import pandas as pd
 
 from ..jsonable import json_value
+from ..safety import spreadsheet_cell, terminal_text
 
 FORMATS = ("table", "json", "csv")
+
+
+def add_format_options(parser: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:
+    """``--format/-f`` and, with csv, ``--raw-csv``."""
+    parser.add_argument("--format", "-f", choices=formats, default="table")
+    if "csv" in formats:
+        parser.add_argument("--raw-csv", action="store_true",
+                            help="csv format: write text cells exactly as in the data (by default a "
+                                 "cell starting with = + - @ TAB or CR gets a leading ' so that "
+                                 "spreadsheets do not run it as a formula)")
 
 
 def format_value(value: Any) -> str:
@@ -19,18 +39,23 @@ def format_value(value: Any) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return ""
-        return f"{value:.4f}" if abs(value) < 1e6 else f"{value:.0f}"
+        if math.isinf(value):
+            return str(value)
+        return f"{value:.4f}" if abs(value) < 1e6 else f"{value:.0f}" if abs(value) < 1e21 \
+            else f"{value:.4g}"
     if value is None:
         return ""
     return str(value)
 
 
 def text_table(df: pd.DataFrame, max_width: int = 70) -> str:
-    """An aligned plain-text table; long cells are cut with an ellipsis."""
-    headers = [str(c) for c in df.columns]
-    rows = [[_cut(format_value(v), max_width) for v in row] for row in df.itertuples(index=False)]
+    """An aligned plain-text table; long cells are cut with an ellipsis, control characters shown
+    as escapes (``\\x1b``) so that no cell can move the cursor, recolour or retitle the terminal."""
+    headers = [terminal_text(c) for c in df.columns]
+    rows = [[_cut(terminal_text(format_value(v)), max_width) for v in row]
+            for row in df.itertuples(index=False)]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-    numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]
+    numeric = [pd.api.types.is_numeric_dtype(df.iloc[:, i]) for i in range(len(df.columns))]
 
     def line(cells: list[str]) -> str:
         return "  ".join(c.rjust(w) if num else c.ljust(w)
@@ -42,25 +67,85 @@ def text_table(df: pd.DataFrame, max_width: int = 70) -> str:
 
 
 def kv_table(d: dict[str, Any]) -> str:
-    """``key: value`` lines, keys aligned."""
+    """``key: value`` lines, keys aligned (control characters shown as escapes)."""
     if not d:
         return "(none)"
-    width = max(len(str(k)) for k in d)
-    return "\n".join(f"{str(k).ljust(width)}  {v:.6g}" if isinstance(v, float)
-                     else f"{str(k).ljust(width)}  {format_value(v)}" for k, v in d.items())
+    keys = {k: terminal_text(k) for k in d}
+    width = max(len(k) for k in keys.values())
+    return "\n".join(f"{keys[k].ljust(width)}  {v:.6g}" if isinstance(v, float)
+                     else f"{keys[k].ljust(width)}  {terminal_text(format_value(v))}"
+                     for k, v in d.items())
 
 
-def csv_text(df: pd.DataFrame) -> str:
+def csv_text(df: pd.DataFrame, raw: bool = False, terminal: bool = False) -> str:
+    """CSV text of ``df``: text cells (and headers) neutralised for spreadsheets unless ``raw``;
+    numbers stay numbers. ``terminal``: control characters shown as escapes (output to a tty)."""
+    if not raw or terminal:
+        def cell(value: Any) -> Any:
+            if terminal and isinstance(value, str):
+                value = terminal_text(value)
+            return value if raw else spreadsheet_cell(value)
+
+        df = df.copy()
+        df.columns = [cell(str(c)) for c in df.columns]
+        for i in range(len(df.columns)):
+            column = df.iloc[:, i]
+            if not pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+                df.isetitem(i, column.map(cell))
+    # Python's csv quotes a field holding CR only when CR ends lines: a bare CR would start a new
+    # row in a spreadsheet (a row that could begin with "="), so text is then always quoted.
+    cr = any("\r" in str(c) for c in df.columns) or any(
+        df.iloc[:, i].map(lambda v: isinstance(v, str) and "\r" in v).any()
+        for i in range(len(df.columns)) if not pd.api.types.is_numeric_dtype(df.iloc[:, i]))
     buf = io.StringIO()
-    df.to_csv(buf, index=False)
+    df.to_csv(buf, index=False, lineterminator="\n",
+              quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL)
     return buf.getvalue()
 
 
+def csv_options(args: argparse.Namespace) -> dict[str, bool]:
+    """``csv_text`` keyword arguments for the command line's options and standard output."""
+    return {"raw": bool(getattr(args, "raw_csv", False)), "terminal": _isatty(sys.stdout)}
+
+
 def to_json(obj: Any) -> str:
-    """JSON text of dicts/lists/DataFrames (NaN becomes null)."""
-    return json.dumps(json_value(obj), indent=2, ensure_ascii=False)
+    """Strict JSON text of dicts/lists/DataFrames (NaN and infinities become null)."""
+    return json.dumps(json_value(obj), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+class TerminalWriter:
+    """A text stream that shows control characters of what it writes as escapes, newlines kept:
+    the table format's headings and notes hold engine and layer names too."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(terminal_text(text, keep_newlines=True))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def stdout_for(fmt: str) -> Any:
+    """Where a subtool writes: standard output, through :class:`TerminalWriter` for tables (and
+    for CSV shown on a terminal)."""
+    if fmt == "table" or (fmt == "csv" and _isatty(sys.stdout)):
+        return TerminalWriter(sys.stdout)
+    return sys.stdout
+
+
+def warn(source: Any, message: Any) -> None:
+    """``warning: SOURCE: MESSAGE`` on standard error, control characters shown as escapes."""
+    print(terminal_text(f"warning: {source}: {message}"), file=sys.stderr)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def _cut(text: str, width: int) -> str:
-    text = text.replace("\n", " ")
     return text if len(text) <= width else text[: width - 1] + "…"

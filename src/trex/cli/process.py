@@ -12,6 +12,7 @@ from ..process import pipeline
 from ..process.gpu import GpuSettings
 from ..process.runner import StepError, TrtexecNotFound, describe_line
 from ..process.signals import Terminated, terminate_on_signals
+from ..safety import number_option
 
 
 class _PassThroughParser(argparse.ArgumentParser):
@@ -63,19 +64,22 @@ def _add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--archive", action="store_true",
                         help="also pack everything into OUTDIR/X.tea (EnginePlan reads it)")
     gpu = parser.add_argument_group("GPU settings while profiling (NVML, nvidia-ml-py)")
-    gpu.add_argument("--device", type=int, default=0, help="GPU index (default 0)")
+    gpu.add_argument("--device", type=number_option(int, 0, 4096), default=0,
+                     help="GPU index (default 0)")
     gpu.add_argument("--lock-clocks", action="store_true",
                      help="lock compute and memory clocks (default: their maximum)")
     gpu.add_argument("--compute-clock", default=None, metavar="MHZ",
                      help="compute clock to lock, or 'max' (implies --lock-clocks)")
     gpu.add_argument("--memory-clock", default=None, metavar="MHZ",
                      help="memory clock to lock, or 'max' (implies --lock-clocks)")
-    gpu.add_argument("--power-limit", type=float, default=None, metavar="WATTS",
+    gpu.add_argument("--power-limit", type=number_option(float, above=0.0, maximum=1e5), default=None,
+                     metavar="WATTS",
                      help="power limit while profiling")
     gpu.add_argument("--monitor", action="store_true",
                      help="sample power, temperature, clocks and throttle reasons while "
                           "profiling (written to X.gpu.json)")
-    gpu.add_argument("--monitor-interval", type=float, default=1.0, metavar="S")
+    gpu.add_argument("--monitor-interval", type=number_option(float, above=0.0, maximum=86400.0),
+                     default=1.0, metavar="S")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     parser.set_defaults(run=run)
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 from ..errors import InputError
 from ..model.plan import EnginePlan
+from ..safety import safe_filename
 from .options import add_profile_options, engine_labels
+from .output import warn
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -38,8 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def default_output(labels: list[str]) -> str:
     if len(labels) > 1:
         return "comparison.report.html"
-    base = Path(labels[0]).name.strip(". ") or "engine"
-    return f"{base}.report.html"
+    return f"{safe_filename(labels[0])}.report.html"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     labels = engine_labels(args.paths, plans, args.names)
     for label, plan in zip(labels, plans):
         for warning in plan.warnings:
-            print(f"warning: {label}: {warning}", file=sys.stderr)
+            warn(label, warning)
     try:
         result = write_report(plans, args.output or default_output(labels), labels=labels,
                               title=args.title, gpu=args.gpu, exact_matching=not args.loose,

@@ -18,7 +18,8 @@ import pandas as pd
 
 from .. import routes as views
 from ..errors import InputError
-from .output import FORMATS, csv_text, text_table, to_json
+from ..safety import number_option, terminal_text
+from .output import add_format_options, csv_options, csv_text, stdout_for, text_table, to_json, warn
 
 _EPILOG = """\
 status of a route:
@@ -53,11 +54,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="iterations to compare (default: the default and the best route)")
     parser.add_argument("--report", "-r", default=None, metavar="HTML",
                         help="also write the comparison as an HTML report (needs --engines)")
-    parser.add_argument("--accuracy-threshold", type=float, default=None, metavar="X",
+    parser.add_argument("--accuracy-threshold", type=number_option(float, 0.0), default=None,
+                        metavar="X",
                         help="judge losses against X instead of the sweep's --accuracyThreshold")
-    parser.add_argument("--top", "-n", type=int, default=10,
+    parser.add_argument("--top", "-n", type=number_option(int, 0), default=10,
                         help="layers listed in the comparison (0: all; default 10)")
-    parser.add_argument("--format", "-f", choices=FORMATS, default="table")
+    add_format_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -96,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     comparison = None
     if folders:
         comparison = _compare(analyses[0], folders[0], picked, args)
-    out = sys.stdout
+    out = stdout_for(args.format)
     if args.format == "json":
         data = [views.route_json(a) for a in analyses]
         if comparison is not None:
@@ -104,12 +106,12 @@ def run(args: argparse.Namespace) -> int:
         out.write(to_json(data[0] if len(data) == 1 else data) + "\n")
     elif args.format == "csv":
         for analysis in analyses:
-            prefix = f"{analysis.cache.source}: " if len(analyses) > 1 else ""
-            out.write(f"# {prefix}routes\n{csv_text(views.route_table(analysis))}")
-            out.write(f"# {prefix}knobs\n{csv_text(views.knob_table(analysis))}")
+            prefix = f"{terminal_text(analysis.cache.source)}: " if len(analyses) > 1 else ""
+            out.write(f"# {prefix}routes\n{csv_text(views.route_table(analysis), **csv_options(args))}")
+            out.write(f"# {prefix}knobs\n{csv_text(views.knob_table(analysis), **csv_options(args))}")
         if comparison is not None:
             for key in ("summary", "by_type", "layers"):
-                out.write(f"# comparison {key}\n{csv_text(comparison[key])}")
+                out.write(f"# comparison {key}\n{csv_text(comparison[key], **csv_options(args))}")
     else:
         for k, analysis in enumerate(analyses):
             if k:
@@ -119,11 +121,11 @@ def run(args: argparse.Namespace) -> int:
             out.write(_comparison_text(comparison))
     for analysis in analyses:
         for warning in analysis.cache.warnings:
-            print(f"warning: {analysis.cache.source}: {warning}", file=sys.stderr)
+            warn(analysis.cache.source, warning)
     if comparison is not None:
         for label, plan in zip(comparison["labels"], comparison["plans"]):
             for warning in plan.warnings:
-                print(f"warning: {label}: {warning}", file=sys.stderr)
+                warn(label, warning)
         if comparison.get("report"):
             print(f"Created file://{comparison['report']}", file=sys.stderr if
                   args.format != "table" else sys.stdout)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from .. import summary as views
 from ..model.plan import EnginePlan
+from ..safety import number_option, terminal_text
 from .options import add_profile_options
-from .output import FORMATS, csv_text, kv_table, text_table, to_json
+from .output import add_format_options, csv_options, csv_text, kv_table, stdout_for, text_table, to_json, warn
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -24,8 +24,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="how to sort the tactic summary")
     parser.add_argument("--group_tactics", "-gt", action="store_true",
                         help="group tactics by kernel family (drop the _0x... hash)")
-    parser.add_argument("--top", "-n", type=int, default=10, help="number of slowest layers")
-    parser.add_argument("--format", "-f", choices=FORMATS, default="table")
+    parser.add_argument("--top", "-n", type=number_option(int, 0), default=10,
+                        help="number of slowest layers")
+    add_format_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
             "slowest": views.slowest_layers(plan, args.top),
             "tactics": views.tactic_summary(plan, args.group_tactics, args.sort_key),
         }))
-    out = sys.stdout
+    out = stdout_for(args.format)
     if args.format == "json":
         out.write(to_json([{**views.model_summary(plan), **tables} for plan, tables in sections]))
         out.write("\n")
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     for plan, tables in sections:
         if args.format == "csv":
             for title, df in tables.items():
-                out.write(f"# {plan.name}: {title}\n{csv_text(df)}")
+                out.write(f"# {terminal_text(plan.name)}: {title}\n{csv_text(df, **csv_options(args))}")
             continue
         summary = views.model_summary(plan)
         out.write(f"== {plan.name} ==\n")
@@ -81,6 +82,6 @@ def run(args: argparse.Namespace) -> int:
                           ("Tactics", tables["tactics"])):
             out.write(f"\n{title}:\n{text_table(df)}\n")
         for warning in plan.warnings:
-            print(f"warning: {plan.name}: {warning}", file=sys.stderr)
+            warn(plan.name, warning)
         out.write("\n")
     return 0

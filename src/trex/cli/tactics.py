@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 
 import pandas as pd
 
 from .. import tactics as views
 from ..errors import InputError
-from .output import FORMATS, csv_text, kv_table, text_table, to_json
+from ..safety import number_option, terminal_text
+from .output import add_format_options, csv_options, csv_text, kv_table, stdout_for, text_table, to_json, warn
 
 VIEWS = ("summary", "layers", "tactics", "fusions", "memory", "passes", "myelin")
 DEFAULT_VIEWS = ("summary", "layers", "fusions", "memory", "passes")
@@ -35,11 +35,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="only layers whose name matches REGEX")
     parser.add_argument("--sort", choices=list(SORTS), default="engine",
                         help="order of the layer table (default: engine order)")
-    parser.add_argument("--top", "-n", type=int, default=None, help="at most N layer rows")
+    parser.add_argument("--top", "-n", type=number_option(int, 0), default=None,
+                        help="at most N layer rows")
     parser.add_argument("--all-passes", action="store_true",
                         help="tactics, fusions and Myelin tables of every builder pass, not only "
                              "the pass whose engine was kept")
-    parser.add_argument("--format", "-f", choices=FORMATS, default="table")
+    add_format_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -83,7 +84,7 @@ def tables(path: str, args: argparse.Namespace) -> tuple[dict, dict[str, pd.Data
 
 
 def run(args: argparse.Namespace) -> int:
-    out = sys.stdout
+    out = stdout_for(args.format)
     results = [(path, *tables(path, args)) for path in args.logs]
     if args.format == "json":
         out.write(to_json([{"summary": summary, **frames} for _, summary, frames in results]))
@@ -92,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     for path, summary, frames in results:
         if args.format == "csv":
             for title, df in frames.items():
-                out.write(f"# {path}: {title}\n{csv_text(df)}")
+                out.write(f"# {terminal_text(path)}: {title}\n{csv_text(df, **csv_options(args))}")
             continue
         out.write(f"== {path} ==\n")
         if summary:
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             if text:
                 out.write(f"\n{text}\n")
         for warning in summary.get("warnings", []):
-            print(f"warning: {path}: {warning}", file=sys.stderr)
+            warn(path, warning)
         out.write("\n")
     return 0
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from .. import timeline
 from ..errors import InputError
 from ..model.plan import EnginePlan
+from ..safety import number_option, safe_filename
 from .options import add_profile_options
+from .output import warn
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +22,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("path", metavar="PATH")
     parser.add_argument("--output", "-o", default=None,
                         help="trace file (default: <engine name>.trace.json in the current folder)")
-    parser.add_argument("--max-iterations", type=int, default=None, metavar="N",
+    parser.add_argument("--max-iterations", type=number_option(int, 0), default=None, metavar="N",
                         help="draw only the first N iterations")
     parser.add_argument("--no-layers", dest="layers", action="store_false",
                         help="leave out the per-layer track")
@@ -39,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     name = source.name if isinstance(source, EnginePlan) else "timings"
     if isinstance(source, EnginePlan):
         for warning in source.warnings:
-            print(f"warning: {name}: {warning}", file=sys.stderr)
-    output = args.output or f"{name}.trace.json"
+            warn(name, warning)
+    output = args.output or f"{safe_filename(name)}.trace.json"
     try:
         trace = timeline.chrome_trace(source, iterations=args.iterations, layers=args.layers,
                                       max_iterations=args.max_iterations,

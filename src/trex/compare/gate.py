@@ -71,11 +71,14 @@ def check_regression(plans: Sequence[EnginePlan], threshold_pct: float, metric: 
         raise ValueError(f"unknown metric {metric!r}; choose from {', '.join(METRICS)}")
     if len(plans) < 2:
         raise ValueError("the regression gate needs at least two engines")
+    if not isinstance(threshold_pct, (int, float)) or not math.isfinite(threshold_pct) \
+            or threshold_pct < 0:  # a NaN limit would pass every engine
+        raise ValueError(f"the regression limit must be a finite percentage >= 0, not {threshold_pct!r}")
     names = list(names) if names is not None else get_plans_names(plans)
     m = METRICS[metric]
     first, last = m.read(plans[0]), m.read(plans[-1])
     for plan, value in ((plans[0], first), (plans[-1], last)):
-        if value is None or math.isnan(value) or value <= 0:
+        if value is None or not math.isfinite(value) or value <= 0:
             raise InputError(plan.graph_file, f"has no {m.description} for --metric {metric} "
                                               f"(needs {m.needs})")
     ratio = last / first if m.lower_is_better else first / last

@@ -1,7 +1,8 @@
 """Plotly figures comparing engines (TREx's compare_engines diagrams). Needs ``trex[plot]``.
 
 Functions return figures (a notebook shows one by leaving it last in a cell); nothing is shown
-or printed here, and plotly is imported only when a figure is built.
+or printed here, and plotly is imported only when a figure is built. Engine names (from ``--names``
+or folder names), layer names and types are escaped with :func:`trex.safety.plotly_text`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pandas as pd
 from ..graph.colors import colors_for, layer_colormap, precision_colormap
 from ..model.facts import engine_facts
 from ..model.plan import EnginePlan
+from ..safety import escape_figure, plotly_text
 from .align import align_layers, get_plans_names
 from .views import aligned_layers, aligned_merge_plans, compare_layers
 
@@ -46,9 +48,9 @@ def _stacked(title: str, names: list[str], series: list[pd.Series], colors: dict
     for key in keys:
         fig.add_trace(go.Bar(name=key, x=names, y=[float(s.get(key, 0.0)) for s in series],
                              marker_color=colors.get(key)))
-    fig.update_layout(barmode="stack", title=title, xaxis_title="Engine", yaxis_title=yaxis,
-                      legend_title_text="")
-    return fig
+    fig.update_layout(barmode="stack", title=plotly_text(title), xaxis_title="Engine",
+                      yaxis_title=plotly_text(yaxis), legend_title_text="")
+    return escape_figure(fig)
 
 
 def _side_by_side(title: str, names: list[str], series: list[pd.Series], xaxis: str) -> Any:
@@ -56,20 +58,21 @@ def _side_by_side(title: str, names: list[str], series: list[pd.Series], xaxis: 
     fig = go.Figure()
     for name, s in zip(names, series):
         fig.add_trace(go.Bar(name=name, x=s.to_numpy(), y=list(s.index), orientation="h"))
-    fig.update_layout(barmode="group", title=title, xaxis_title=xaxis, legend_title_text="Engine")
-    return fig
+    fig.update_layout(barmode="group", title=plotly_text(title), xaxis_title=plotly_text(xaxis),
+                      legend_title_text="Engine")
+    return escape_figure(fig)
 
 
 def _pies(title: str, names: list[str], series: list[pd.Series], colors: dict[str, str]) -> Any:
     go, make_subplots = _plotly()
     fig = make_subplots(rows=1, cols=len(names), specs=[[{"type": "domain"}] * len(names)],
-                        subplot_titles=names)
+                        subplot_titles=[plotly_text(str(n)) for n in names])
     for i, s in enumerate(series, start=1):
         fig.add_trace(go.Pie(labels=list(s.index), values=s.to_numpy(), name=names[i - 1],
                              marker_colors=[colors.get(k) for k in s.index], sort=False),
                       row=1, col=i)
-    fig.update_layout(title=title)
-    return fig
+    fig.update_layout(title=plotly_text(title))
+    return escape_figure(fig)
 
 
 def compare_engines_overview(plans: Sequence[EnginePlan], names: Sequence[str] | None = None
@@ -97,7 +100,7 @@ def compare_engines_overview(plans: Sequence[EnginePlan], names: Sequence[str] |
                                  name="Real latency (median)",
                                  marker={"size": 12, "color": "#DE3163"}), secondary_y=False)
         fig.update_yaxes(title_text="Throughput (inferences / sec)", secondary_y=True)
-        figs[title] = fig
+        figs[title] = escape_figure(fig)
     else:
         figs[title] = _stacked(title, names, by_type, types, "Latency (ms)")
     title = "Stacked latencies by layer type (BS normalized)"
@@ -123,7 +126,7 @@ def compare_engines_overview(plans: Sequence[EnginePlan], names: Sequence[str] |
         fig = go.Figure(go.Bar(x=throughput, y=names, orientation="h"))
         fig.update_layout(title="Throughput", xaxis_title="Throughput (inferences / sec)",
                           yaxis_title="Engine")
-        figs["Throughput"] = fig
+        figs["Throughput"] = escape_figure(fig)
     figs["Aligned layer latencies"] = aligned_latencies_figure(plans, names)
     return figs
 
@@ -142,7 +145,7 @@ def aligned_latencies_figure(plans: Sequence[EnginePlan], names: Sequence[str] |
                                            "<br>%{y:.4f} ms<extra></extra>"))
     fig.update_layout(barmode="group", title="Aligned layer latencies",
                       xaxis_title="Aligned layer", yaxis_title="Latency (ms)")
-    return fig
+    return escape_figure(fig)
 
 
 def compare_engines_layer_latencies(plan1: EnginePlan, plan2: EnginePlan, threshold: float = 0.03,
@@ -172,6 +175,7 @@ def compare_engines_layer_latencies(plan1: EnginePlan, plan2: EnginePlan, thresh
                              customdata=tbl[["name", "type"]].to_numpy(),
                              hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>%{y:.4f} ms"
                                            "<extra></extra>"))
-    fig.update_layout(barmode="group", title=f"Layer Latency Comparison (Layer Type={choice})",
+    fig.update_layout(barmode="group",
+                      title=f"Layer Latency Comparison (Layer Type={plotly_text(str(choice))})",
                       xaxis_title="Aligned layer", yaxis_title="Latency (ms)")
-    return df.reset_index(drop=True), fig
+    return df.reset_index(drop=True), escape_figure(fig)

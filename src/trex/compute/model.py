@@ -164,11 +164,43 @@ def gemm_cost(layer: Layer) -> Cost | None:
     return Cost("gemm", macs, 2.0 * macs, m, n, k)
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def layer_cost(layer: Layer) -> Cost:
-    """MACs, FLOPs and bytes of one layer (``model`` says which formula applied)."""
+    """MACs, FLOPs and bytes of one layer (``model`` says which formula applied).
+
+    Counts beyond int64 (a corrupt file's dimensions, such as 10**30) are unknown (None); byte
+    counts are clamped to int64, as the layer table's."""
+    try:
+        cost = _formula_cost(layer)
+    except OverflowError:  # beyond the float range
+        cost = None
+    if cost is None:
+        cost = Cost("opaque" if (layer.inputs or layer.outputs) else "none")
+    for key in ("macs", "m", "n", "k"):
+        value = getattr(cost, key)
+        if value is not None and not -_INT64_MAX <= value <= _INT64_MAX:
+            setattr(cost, key, None)
+    if cost.flops is not None and not math.isfinite(cost.flops):
+        cost.flops = None
+    cost.bytes_in = min(sum(tensor.size_bytes for tensor in layer.inputs), _INT64_MAX)
+    cost.bytes_out = min(sum(tensor.size_bytes for tensor in layer.outputs), _INT64_MAX)
+    cost.bytes_weights = min(layer.weights_size, _INT64_MAX)
+    if (cost.model == "gemm" and len(layer.inputs) == 1 and not layer.weights_size and cost.n
+            and cost.k):
+        # A Myelin gemm whose B operand (the weights) is not listed: count K x N elements of A's type.
+        cost.bytes_weights = min(int(cost.k * cost.n * layer.inputs[0].data_size), _INT64_MAX)
+    if cost.bytes_in + cost.bytes_out + cost.bytes_weights > _INT64_MAX:
+        cost.bytes_in = cost.bytes_out = cost.bytes_weights = _INT64_MAX // 3
+    return cost
+
+
+def _formula_cost(layer: Layer) -> Cost | None:
+    """The cost by the layer's kind, before the byte counts; None when no formula applies."""
     cost: Cost | None = None
-    t = layer.type
-    sub = layer.subtype or ""
+    t = layer.type if isinstance(layer.type, str) else str(layer.type)  # a corrupt file: a list
+    sub = layer.subtype if isinstance(layer.subtype, str) else ""
     if t == "Convolution":
         cost = conv_cost(layer)
     elif t == "Deconvolution":
@@ -192,12 +224,4 @@ def layer_cost(layer: Layer) -> Cost:
         cost = Cost("pointwise", None, float(out * ops))
     elif t in MOVE_TYPES:
         cost = Cost("reformat" if t == "Reformat" else "memory", None, 0.0)
-    if cost is None:
-        cost = Cost("opaque" if (layer.inputs or layer.outputs) else "none")
-    cost.bytes_in = sum(tensor.size_bytes for tensor in layer.inputs)
-    cost.bytes_out = sum(tensor.size_bytes for tensor in layer.outputs)
-    cost.bytes_weights = layer.weights_size
-    if cost.model == "gemm" and len(layer.inputs) < 2 and not layer.weights_size and cost.n and cost.k:
-        # A Myelin gemm whose B operand (the weights) is not listed: count K x N elements of A's type.
-        cost.bytes_weights = int(cost.k * cost.n * layer.inputs[0].data_size)
     return cost

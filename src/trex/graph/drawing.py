@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.layer import Layer
+from ..safety import safe_filename
 from .dot import DotGraph, GraphvizError, dot_executable, render_source
 from .formatters import layer_latency_formatter, layer_precision_formatter, layer_type_formatter
 
@@ -72,7 +73,7 @@ def choose_method(cost: int, output_format: str, method: str = "auto") -> str:
 
 def default_output(plan: Any, output_format: str) -> str:
     """``<engine name>.<format>`` in the current directory (the name reduced to a file name)."""
-    base = os.path.basename(str(getattr(plan, "name", "") or "engine")).strip(". ") or "engine"
+    base = safe_filename(getattr(plan, "name", "") or "engine")
     return f"{base}.{output_format}"
 
 

@@ -73,7 +73,8 @@ def layer_type_color(layer: Layer) -> str:
     """Fill colour by layer type; Q/DQ reformats get the Quantize colour."""
     if reformat_is_qdq(layer):
         return layer_colormap["Quantize"]
-    return layer_colormap.get(layer.type, UNKNOWN_KEY_COLOR)
+    key = layer.type if isinstance(layer.type, str) else str(layer.type)  # a corrupt file: a list
+    return layer_colormap.get(key, UNKNOWN_KEY_COLOR)
 
 
 def layer_type_formatter(layer: Layer) -> dict[str, str]:
@@ -84,7 +85,8 @@ def layer_type_formatter(layer: Layer) -> dict[str, str]:
 
 def layer_precision_formatter(layer: Layer) -> dict[str, str]:
     """Format DOT nodes by layer precision (of the first input)."""
-    fill = precision_colormap.get(layer.precision, UNKNOWN_KEY_COLOR)
+    key = layer.precision if isinstance(layer.precision, str) else str(layer.precision)
+    fill = precision_colormap.get(key, UNKNOWN_KEY_COLOR)
     return {"shape": "Mrecord", "style": "filled", "tooltip": layer_tooltip(layer),
             "fillcolor": fill, "color": "lightgray", "fontname": "Helvetica"}
 

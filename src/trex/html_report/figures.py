@@ -4,9 +4,10 @@ Only figures whose size does not grow with one entry per layer are taken from Py
 per precision, distributions, timings, engine comparisons): per-layer charts are drawn in the page
 from the layer columns it already has, so 10,000 names are not repeated in every chart.
 
-plotly renders ``<b>``, ``<br>``, ``<a>`` ... inside text, so every string that comes from the data
-(category names, labels, trace names, hover text) is entity-escaped here and shows literally; titles
-are removed (the page writes them as text).
+plotly renders ``<b>``, ``<br>``, ``<a>`` ... inside text: the figure builders escape every string
+from the data (:func:`trex.safety.plotly_text`; category names, labels, trace names, hover text,
+subplot titles), and :func:`figure_json` escapes the data of any trace they did not; titles are
+removed (the page writes them as text).
 """
 
 from __future__ import annotations
@@ -18,21 +19,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..model.plan import EnginePlan
+from ..safety import escape_figure
 
-# Trace keys whose strings come from the data and are shown (or used as categories) by plotly.
-_DATA_KEYS = ("x", "y", "z", "labels", "ids", "parents", "text", "hovertext", "customdata", "name",
-              "legendgroup")
-_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 MAX_SVG_MARKERS = 20_000
-
-
-def escape_text(value: Any) -> Any:
-    """Strings (in nested lists) entity-escaped for plotly's pseudo-HTML; other values unchanged."""
-    if isinstance(value, str):
-        return value.translate(_ENTITIES)
-    if isinstance(value, list):
-        return [escape_text(v) for v in value]
-    return value
 
 
 def _length(values: Any) -> int:
@@ -50,11 +39,8 @@ def figure_json(fig: Any) -> dict[str, Any]:
 
     WebGL traces become SVG ones (a report must draw without a GPU, e.g. in a remote desktop or
     a headless browser); beyond ``MAX_SVG_MARKERS`` points, markers become a line."""
-    data = json.loads(fig.to_json())
+    data = json.loads(escape_figure(fig).to_json())
     for trace in data.get("data", []):
-        for key in _DATA_KEYS:
-            if key in trace:
-                trace[key] = escape_text(trace[key])
         if trace.get("type") == "scattergl":
             trace["type"] = "scatter"
             if _length(trace.get("x")) > MAX_SVG_MARKERS and trace.get("mode") == "markers":
@@ -63,10 +49,6 @@ def figure_json(fig: Any) -> dict[str, Any]:
     layout = data.setdefault("layout", {})
     layout.pop("title", None)
     layout.pop("template", None)  # the page sets one small template for every figure
-    for axis in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
-        spec = layout[axis]
-        if isinstance(spec, dict) and "categoryarray" in spec:
-            spec["categoryarray"] = escape_text(spec["categoryarray"])
     layout.pop("width", None)
     layout.pop("height", None)
     return data

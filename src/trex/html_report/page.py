@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import InputError
 from ..jsonable import json_value as clean
 from ..model.plan import EnginePlan
+from ..safety import atomic_write
 from .payload import report_payload
 
 _MARKER = re.compile(r"%%([A-Z_]+)%%")
@@ -144,7 +145,7 @@ def write_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
     path = os.path.abspath(os.fspath(output))
     data = text.encode("utf-8")
     try:
-        with open(path, "wb") as f:
+        with atomic_write(path, "wb") as f:  # never a truncated report
             f.write(data)
     except OSError as exc:
         raise InputError(path, f"cannot write the report: {exc.strerror}") from None

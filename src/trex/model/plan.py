@@ -66,18 +66,23 @@ class EnginePlan(LayerGraph):
         inputs = loader.PlanInputs(graph_file, profiling_file, profiling_metadata_file,
                                    build_metadata_file, timing_file, device_metadata_file, name)
         self.archive = None
-        if loader.is_archive(graph_file, cache):  # extracted to a private folder for the plan's life
-            from ..archive import open_archive
+        try:
+            if loader.is_archive(graph_file, cache):  # extracted to a private folder for the plan's life
+                from ..archive import open_archive
 
-            self.archive = open_archive(graph_file)
-            found = loader.PlanInputs.from_files(self.archive.files)
-            inputs = loader.PlanInputs(
-                found.graph, profiling_file or found.profile,
-                profiling_metadata_file or found.profile_metadata,
-                build_metadata_file or found.build_metadata, timing_file or found.timings,
-                device_metadata_file or found.device_metadata, name or found.name)
-        with _gc_paused():
-            self._load(inputs, profile_id, profile_run, cache)
+                self.archive = open_archive(graph_file)
+                found = loader.PlanInputs.from_files(self.archive.files)
+                inputs = loader.PlanInputs(
+                    found.graph, profiling_file or found.profile,
+                    profiling_metadata_file or found.profile_metadata,
+                    build_metadata_file or found.build_metadata, timing_file or found.timings,
+                    device_metadata_file or found.device_metadata, name or found.name)
+            with _gc_paused():
+                self._load(inputs, profile_id, profile_run, cache)
+        except BaseException:  # bad input or Ctrl-C/SIGTERM: the extracted files go at once
+            if self.archive is not None:
+                self.archive.close()
+            raise
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], profile_id: int | None = None,

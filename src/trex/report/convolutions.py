@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..safety import escape_figure, plotly_text
 from ._common import Builder, Source, build_all, label, plotly, precision_colormap, trex_base_layout
 from .layers import conv_layers
 from .plotting import plotly_bar2
@@ -69,31 +70,32 @@ def scatter(df: pd.DataFrame, x: str, y: str, z: str | None = None, color: str |
     """2-D (or 3-D with ``z``) scatter of layers: colour scale for ``color``, marker area for ``size``."""
     go = plotly()
     marker: dict[str, Any] = {"opacity": 0.7, "size": _sizes(df[size]) if size else 8}
-    hover = [f"{label(x)}: %{{x}}", f"{label(y)}: %{{y}}"]
+    lx, ly, lz = (plotly_text(label(c)) for c in (x, y, z))
+    hover = [f"{lx}: %{{x}}", f"{ly}: %{{y}}"]
     if z:
-        hover.append(f"{label(z)}: %{{z}}")
+        hover.append(f"{lz}: %{{z}}")
     custom = [df["Name"].astype(str).to_numpy()] if "Name" in df.columns else [np.full(len(df), "")]
     if color:
         marker.update(color=pd.to_numeric(df[color], errors="coerce").to_numpy(),
                       colorscale="Viridis", showscale=True,
-                      colorbar={"title": {"text": label(color)}})
-        hover.append(f"{label(color)}: %{{marker.color}}")
+                      colorbar={"title": {"text": plotly_text(label(color))}})
+        hover.append(f"{plotly_text(label(color))}: %{{marker.color}}")
     if size:
         custom.append(df[size].to_numpy())
-        hover.append(f"{label(size)}: %{{customdata[1]}}")
+        hover.append(f"{plotly_text(label(size))}: %{{customdata[1]}}")
     common = {"mode": "markers", "marker": marker, "customdata": np.stack(custom, axis=-1),
               "hovertemplate": "%{customdata[0]}<br>" + "<br>".join(hover) + "<extra></extra>",
               "name": title}
     if z:
         trace = go.Scatter3d(x=df[x], y=df[y], z=df[z], **common)
         fig = go.Figure(trace)
-        fig.update_layout(scene={"xaxis_title": label(x), "yaxis_title": label(y),
-                                 "zaxis_title": label(z)})
+        fig.update_layout(scene={"xaxis_title": lx, "yaxis_title": ly, "zaxis_title": lz})
     else:
         fig = go.Figure(go.Scatter(x=df[x], y=df[y], **common))
-        fig.update_layout(xaxis_title=label(x), yaxis_title=label(y))
-    fig.update_layout(title={"text": title, "x": 0.5}, margin={"l": 0, "r": 0, "b": 0, "t": 50})
-    return trex_base_layout(fig)
+        fig.update_layout(xaxis_title=lx, yaxis_title=ly)
+    fig.update_layout(title={"text": plotly_text(title), "x": 0.5},
+                      margin={"l": 0, "r": 0, "b": 0, "t": 50})
+    return escape_figure(trex_base_layout(fig))
 
 
 GEMM_MNK_CHOICES = {

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..formats.timings import read_timings
 from ..model.plan import EnginePlan
+from ..safety import escape_figure, plotly_text
 from ..timings import PERCENTILES, timing_records, trtexec_percentile
 from ._common import plotly, trex_base_layout
 
@@ -64,6 +65,6 @@ def engine_timings_figure(source: EnginePlan | pd.DataFrame | str | os.PathLike,
                                                "color": PERCENTILE_COLORS[int(p[1:])]},
                                          hovertemplate=f"{p}: {value:.4f} ms<extra></extra>"))
     trex_base_layout(fig)
-    fig.update_layout(title={"text": title, "x": 0.5}, xaxis_title="Timing iteration",
+    fig.update_layout(title={"text": plotly_text(title), "x": 0.5}, xaxis_title="Timing iteration",
                       yaxis_title="Latency (ms)")
-    return fig
+    return escape_figure(fig)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..safety import escape_figure, plotly_text
 from ._common import Builder, Source, build_all, frame, label, layer_colormap, plotly, precision_colormap
 from .frames import group_count, group_sum_attr, hashable
 from .plotting import plotly_bar2, plotly_hist, plotly_pie2
@@ -125,8 +126,9 @@ def layer_latency_sunburst(source: Source, title: str = "Layer latencies (ms)",
                                 branchvalues="total", marker={"colors": fill},
                                 hovertemplate=f"%{{label}}<br>%{{value:.4f}}{unit}"
                                               "<br>%{percentRoot:.1%} of the total<extra></extra>"))
-    fig.update_layout(title={"text": title, "x": 0.5}, margin={"t": 50, "l": 0, "r": 0, "b": 0})
-    return fig
+    fig.update_layout(title={"text": plotly_text(title), "x": 0.5},
+                      margin={"t": 50, "l": 0, "r": 0, "b": 0})
+    return escape_figure(fig)
 
 
 def precision_per_type_sunburst(plan: Source, title: str = "Precision per layer type") -> go.Figure:
@@ -148,5 +150,8 @@ def precision_per_type_sunburst(plan: Source, title: str = "Precision per layer 
                                 marker={"colors": fill},
                                 hovertemplate="%{label}: %{value} layers<extra></extra>"))
     name = getattr(plan, "name", "")
-    fig.update_layout(title={"text": f"{title}<br>({name})" if name else title, "x": 0.5})
-    return fig
+    text = plotly_text(title)
+    if name:
+        text = f"{text}<br>({plotly_text(str(name))})"
+    fig.update_layout(title={"text": text, "x": 0.5})
+    return escape_figure(fig)

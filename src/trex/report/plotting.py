@@ -3,6 +3,8 @@
 
 Fixed against TREx: axis titles name the quantity and its unit, list-valued colour columns (kernel
 sizes) are shown as ``3x3`` categories instead of crashing, and categorical colours get a legend.
+Every text (titles, names, categories, hover text) is escaped with :func:`trex.safety.plotly_text`,
+so a layer named ``<a href=...>`` shows literally instead of becoming a link.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..safety import escape_figure, plotly_text
 from ._common import (
     GRID_COLOR,
     NVDA_GREEN,
@@ -53,11 +56,11 @@ def create_layout(title: str | None, size: tuple = (None, None), x_title: str | 
     if orientation == "h":
         x_title, y_title = y_title, x_title
     return go.Layout(
-        title={"text": title, "x": 0.5, "xanchor": "center"},
+        title={"text": plotly_text(title), "x": 0.5, "xanchor": "center"},
         width=size[0], height=size[1],
-        xaxis={"showticklabels": show_axis_ticks[0], "title": {"text": x_title},
+        xaxis={"showticklabels": show_axis_ticks[0], "title": {"text": plotly_text(x_title)},
                "gridcolor": GRID_COLOR if orientation == "h" else None},
-        yaxis={"showticklabels": show_axis_ticks[1], "title": {"text": y_title},
+        yaxis={"showticklabels": show_axis_ticks[1], "title": {"text": plotly_text(y_title)},
                "gridcolor": GRID_COLOR if orientation == "v" else None},
         plot_bgcolor="rgba(0,0,0,0)",
         legend={"yanchor": "top", "y": 0.99, "xanchor": "right", "x": 0.99},
@@ -87,16 +90,16 @@ def plotly_bar2(df: pd.DataFrame | Mapping[str, pd.DataFrame], title: str, value
             fig.add_trace(trace)
     if not isinstance(df, Mapping) and len(fig.data) > 1:
         # One trace per colour category: keep the rows' order along the axis and stack, not group.
-        order = [category_text(v) for v in df[names_col]]
+        order = plotly_text([category_text(v) for v in df[names_col]])
         axis = "xaxis" if orientation == "v" else "yaxis"
         fig.update_layout({axis: {"categoryorder": "array", "categoryarray": order},
-                           "barmode": "stack", "legend_title_text": label(color),
+                           "barmode": "stack", "legend_title_text": plotly_text(label(color)),
                            "legend_traceorder": "normal"})
     elif isinstance(df, Mapping):
         fig.update_layout(barmode="group")
     if use_slider:
         fig.update_xaxes(rangeslider_visible=True)
-    return fig
+    return escape_figure(fig)
 
 
 def _bars(df: pd.DataFrame, name: str | None, values_col: str, names_col: str, orientation: str,
@@ -107,7 +110,7 @@ def _bars(df: pd.DataFrame, name: str | None, values_col: str, names_col: str, o
     text_kw: dict[str, Any] = {}
     if len(df) <= MAX_TEXT_BARS:
         text_kw = {"text": values.to_numpy(), "texttemplate": _texttemplate(values)}
-    vlab, nlab = label(values_col), label(names_col)
+    vlab, nlab = plotly_text(label(values_col)), plotly_text(label(names_col))
     if orientation == "v":
         hover = f"{nlab}: %{{x}}<br>{vlab}: %{{y:.4f}}"
     else:
@@ -129,9 +132,10 @@ def _bars(df: pd.DataFrame, name: str | None, values_col: str, names_col: str, o
         return [bar(slice(None), name, marker, showlegend)]
     colors = df[color]
     if is_numeric(colors):
+        clab = plotly_text(label(color))
         marker = {"color": colors.to_numpy(), "colorscale": "Viridis",
-                  "colorbar": {"title": {"text": label(color)}}}
-        return [bar(slice(None), name, marker, showlegend, f"<br>{label(color)}: %{{marker.color}}")]
+                  "colorbar": {"title": {"text": clab}}}
+        return [bar(slice(None), name, marker, showlegend, f"<br>{clab}: %{{marker.color}}")]
     keys = [category_text(v) for v in colors]
     palette = category_colors(list(dict.fromkeys(keys)), colormap)
     if name is not None:  # one trace per DataFrame, bars coloured by category
@@ -158,10 +162,11 @@ def plotly_hist(df: pd.DataFrame, title: str, values_col: str, xaxis_title: str 
         fig.add_trace(go.Histogram(x=part[values_col].to_numpy(), name=key, nbinsx=nbins,
                                    marker_color=palette.get(key, NVDA_GREEN),
                                    showlegend=key is not None))
-    fig.update_layout(title={"text": title, "x": 0.5}, barmode="stack", bargap=0.05,
-                      template="simple_white", legend_title_text=label(color),
-                      xaxis_title=xaxis_title or label(values_col), yaxis_title=yaxis_title)
-    return fig
+    fig.update_layout(title={"text": plotly_text(title), "x": 0.5}, barmode="stack", bargap=0.05,
+                      template="simple_white", legend_title_text=plotly_text(label(color)),
+                      xaxis_title=plotly_text(xaxis_title or label(values_col)),
+                      yaxis_title=plotly_text(yaxis_title))
+    return escape_figure(fig)
 
 
 def plotly_pie(df: pd.DataFrame, title: str, values: str, names: str,
@@ -174,8 +179,8 @@ def plotly_pie(df: pd.DataFrame, title: str, values: str, names: str,
                            marker={"colors": [palette[k] for k in labels],
                                    "line": {"color": NVDA_GREEN, "width": 1}},
                            hoverinfo="label+percent+value", textinfo="value"))
-    fig.update_layout(title={"text": title, "x": 0.5})
-    return fig
+    fig.update_layout(title={"text": plotly_text(title), "x": 0.5})
+    return escape_figure(fig)
 
 
 def plotly_pie2(title: str, charts: Sequence[tuple[pd.DataFrame, str, str, str]], max_cols: int = 3,
@@ -185,7 +190,7 @@ def plotly_pie2(title: str, charts: Sequence[tuple[pd.DataFrame, str, str, str]]
     n_cols = max(1, min(max_cols, len(charts)))
     n_rows = max(1, math.ceil(len(charts) / n_cols))
     fig = make_subplots(rows=n_rows, cols=n_cols, specs=[[{"type": "domain"}] * n_cols] * n_rows,
-                        subplot_titles=[c[1] for c in charts])
+                        subplot_titles=[plotly_text(str(c[1])) for c in charts])
     for i, (df, chart_title, values, names) in enumerate(charts):
         labels = [category_text(v) for v in df[names]]
         palette = category_colors(list(dict.fromkeys(labels)), colormap)
@@ -196,8 +201,8 @@ def plotly_pie2(title: str, charts: Sequence[tuple[pd.DataFrame, str, str, str]]
                                      "line": {"color": NVDA_GREEN, "width": 1}},
                              hoverinfo="label+percent+value"),
                       row=i // n_cols + 1, col=i % n_cols + 1)
-    fig.update_layout(title={"text": title, "x": 0.5})
-    return fig
+    fig.update_layout(title={"text": plotly_text(title), "x": 0.5})
+    return escape_figure(fig)
 
 
 def stacked_tabular_df(bar_names: Sequence[str], df_list: Sequence[pd.DataFrame], names_col: str,
@@ -222,8 +227,8 @@ def stacked_bars(title: str, bar_names: Sequence[str], df_list: Sequence[pd.Data
     if fig is None:
         fig = trex_base_layout(go.Figure())
     fig.add_traces(bars)
-    fig.update_layout(title={"text": title, "x": 0.5}, barmode="stack", showlegend=True,
+    fig.update_layout(title={"text": plotly_text(title), "x": 0.5}, barmode="stack", showlegend=True,
                       uniformtext_minsize=8, uniformtext_mode="hide",
-                      yaxis_title=yaxis_title or label(values_col), xaxis_title=xaxis_title,
-                      legend_title_text=label(names_col))
-    return fig
+                      yaxis_title=plotly_text(yaxis_title or label(values_col)),
+                      xaxis_title=plotly_text(xaxis_title), legend_title_text=plotly_text(label(names_col)))
+    return escape_figure(fig)
