@@ -69,7 +69,7 @@ _LAZY: dict[str, str] = {
         "layer_precision_formatter", "layer_node_renderers", "latency_types", "draw_plan",
     ], "trex.graph"),
     **dict.fromkeys(["layer_colormap", "precision_colormap"], "trex.graph.colors"),
-    "ExcelSummary": "trex.excel_summary",
+    "ExcelSummary": "trex.excel",
 }
 
 # TREx's module names, which its star import also brought (``plotting.plotly_bar2(...)``).

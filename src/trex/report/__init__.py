@@ -1,7 +1,7 @@
 """Report-card views: functions that return plotly figures or DataFrames, never show or print.
 
 Needs ``trex[plot]`` (plotly, imported when a figure is built). :mod:`trex.notebook` shows these
-in Jupyter with TREx's names; :class:`trex.excel_summary.ExcelSummary` writes them to Excel.
+in Jupyter with TREx's names; :class:`trex.excel.ExcelSummary` writes them to Excel.
 """
 
 from __future__ import annotations
