@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -31,7 +32,12 @@ def test_summary_table(engines, capsys):
     assert main(["summary", str(engines / "trex-mobilenet-qat")]) == 0
     out = capsys.readouterr().out
     assert "input1: [1, 3, 224, 224]xFP32 NCHW" in out
-    assert "Layers        72" in out
+    assert re.search(r"^Layers\s+72$", out, re.MULTILINE)
+    assert re.search(r"^Latency\s+0\.4704 ms \(sum of layer averages\)$", out, re.MULTILINE)
+    assert "throughput 2829.15 qps" in out  # measured figures carry their units
+    assert re.search(r"^Compute clock\s+\d[\d.]* GHz$", out, re.MULTILINE)
+    assert re.search(r"^Latency\s+min [\d.]+, max [\d.]+, mean [\d.]+, median [\d.]+", out,
+                     re.MULTILINE)  # trtexec's statistics are named
     assert "Convolution     53" in out
     assert "Latency by precision" in out and "INT8" in out
     assert "NVIDIA TITAN RTX" in out

@@ -65,7 +65,7 @@ def test_demo_prints_summary_findings_and_report_paths(tmp_path, capsys, monkeyp
            "examples/a100-resnet18-qat-residual-qgap --linter reformat-share --linter qdq" in out
     # The summary of the INT8 engine.
     assert "== resnet-qat.onnx.engine ==" in out and re.search(r"Layers\s+35\n", out)
-    assert "Average time  1.0957 ms" in out
+    assert re.search(r"Latency\s+1\.0957 ms \(sum of layer averages\)", out)
     # The reformat story, 12 -> 3 -> 1, from the reformat-share linter, engine by engine.
     assert re.findall(r"== (\S+): \d+ findings", out) == ENGINE_NAMES
     assert [int(n) for n in re.findall(r"reformats=(\d+), layers=", out)] == [12, 3, 1]

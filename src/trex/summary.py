@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from .model.facts import engine_facts, summary_dict
+from .model.facts import MISSING, engine_facts, summary_dict
 from .model.plan import EnginePlan
 
 _TACTIC_HASH_RE = re.compile(r"_0x[0-9a-fA-F]+$")
@@ -111,3 +111,104 @@ def tactic_summary(
     elif sort_key == "latency":
         out = out.sort_values(["latency_ms", "count"], ascending=False, ignore_index=True)
     return out
+
+
+# ------------------------------------------------------------------ text for the summary's header
+def _ms(value: float | None) -> str:
+    return MISSING if value is None else f"{value:.4f} ms"
+
+
+def _bytes(value: int | None) -> str:
+    return MISSING if value is None else f"{value:,} B"
+
+
+def headline_rows(plan: EnginePlan) -> dict[str, str]:
+    """The summary's header as labelled text: every figure with its unit, "–" when unknown."""
+    facts = engine_facts(plan)
+    rows = {
+        "Inputs": ", ".join(facts.inputs) or MISSING,
+        "Outputs": ", ".join(facts.outputs) or MISSING,
+        "Layers": str(facts.layers),
+        "Latency": (f"{_ms(facts.latency_ms)} (sum of layer averages)" if facts.latency_ms
+                    is not None else f"{MISSING} (no per-layer profile: --exportProfile)"),
+        "Measured": ", ".join(f"{label} {value}" for label, value in (
+            ("latency median", _ms(facts.latency_median_ms)),
+            ("GPU compute median", _ms(facts.gpu_compute_median_ms)),
+            ("throughput", MISSING if facts.throughput_qps is None
+             else f"{facts.throughput_qps:.2f} qps")))
+        if plan.measured.available else f"{MISSING} (no trtexec performance summary)",
+        "Weights": _bytes(facts.weights_bytes),
+        "Activations": (f"{_bytes(facts.activations_bytes)} (TREx: per layer I/O); "
+                        f"{_bytes(facts.activation_footprint_bytes)} unique tensors"),
+        "Precisions": facts.precision_mix or MISSING,
+    }
+    if len(facts.profiles) > 1:
+        rows["Profiles"] = (f"{', '.join(map(str, facts.profiles))} "
+                            f"(showing profile {facts.profile_id})")
+    if facts.streams > 1:
+        rows["Streams"] = str(facts.streams)
+    if facts.tensorrt_version:
+        rows["TensorRT"] = facts.tensorrt_version
+    if facts.profiling:
+        rows["Profiled with"] = str(facts.profiling.get("per_layer_times", ""))
+    for tensor in plan.io_tensors:
+        for shapes in tensor.profiles:
+            rows[f"{tensor.mode} {tensor.name} [profile {shapes.profile}]"] = (
+                f"min {shapes.min}, opt {shapes.opt}, max {shapes.max}"
+                + (f", {shapes.format}" if shapes.format else ""))
+    return rows
+
+
+def device_rows(plan: EnginePlan) -> dict[str, str]:
+    """The GPU's properties with their units (from the device metadata or log)."""
+    device = plan.device
+    if device is None:
+        return {}
+    rows = {
+        "Device": device.name,
+        "Compute capability": None if device.compute_capability is None
+        else f"{device.compute_capability:g}",
+        "SMs": device.sms,
+        "Compute clock": None if device.compute_clock_ghz is None
+        else f"{device.compute_clock_ghz:g} GHz",
+        "Memory clock": None if device.memory_clock_ghz is None
+        else f"{device.memory_clock_ghz:g} GHz",
+        "Memory": None if device.global_memory_bytes is None
+        else f"{device.global_memory_bytes / 2**20:,.0f} MiB",
+        "Memory bus width": None if device.memory_bus_width_bits is None
+        else f"{device.memory_bus_width_bits} bits",
+        "Shared memory per SM": None if device.shared_memory_per_sm_bytes is None
+        else f"{device.shared_memory_per_sm_bytes / 1024:g} KiB",
+    }
+    return {k: str(v) for k, v in rows.items() if v is not None}
+
+
+_STAT_NAMES = ("min", "max", "mean", "median")
+_SECONDS = {"Total Host Walltime", "Total GPU Compute Time"}
+
+
+def performance_rows(plan: EnginePlan) -> dict[str, str]:
+    """trtexec's performance summary with every statistic named and every figure with its unit."""
+    summary = plan.performance_summary
+    named = summary.get("percentiles") if isinstance(summary.get("percentiles"), dict) else {}
+    rows: dict[str, str] = {}
+    for key, value in summary.items():
+        if key == "percentiles":
+            continue
+        if key in named and isinstance(named[key], dict):
+            stats = named[key]
+            rows[key] = ", ".join(f"{k} {v:.4g}" for k, v in stats.items()) + " ms"
+        elif isinstance(value, list):
+            labels = list(_STAT_NAMES) + (["p90", "p95", "p99"] if len(value) == 7 else
+                                          ["p99"] if len(value) == 5 else [])
+            if len(labels) != len(value):
+                labels = [f"#{i + 1}" for i in range(len(value))]
+            rows[key] = ", ".join(f"{label} {v:.4g}" if isinstance(v, (int, float)) else
+                                  f"{label} {v}" for label, v in zip(labels, value)) + " ms"
+        elif key == "Throughput" and isinstance(value, (int, float)):
+            rows[key] = f"{value:g} qps"
+        elif key in _SECONDS and isinstance(value, (int, float)):
+            rows[key] = f"{value:g} s"
+        else:
+            rows[key] = str(value)
+    return rows

@@ -34,17 +34,20 @@ def add_format_options(parser: argparse.ArgumentParser, formats: tuple[str, ...]
                                  "spreadsheets do not run it as a formula)")
 
 
+MISSING = "–"  # a figure the inputs do not provide
+
+
 def format_value(value: Any) -> str:
-    """A cell as short text: floats to 4 significant decimals, NaN as empty."""
+    """A cell as short text: floats to 4 significant decimals, missing values (NaN, None) as "–"."""
     if isinstance(value, float):
         if math.isnan(value):
-            return ""
+            return MISSING
         if math.isinf(value):
             return str(value)
         return f"{value:.4f}" if abs(value) < 1e6 else f"{value:.0f}" if abs(value) < 1e21 \
             else f"{value:.4g}"
     if value is None:
-        return ""
+        return MISSING
     return str(value)
 
 
@@ -148,4 +151,8 @@ def _isatty(stream: Any) -> bool:
 
 
 def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """Shorten in the middle: kernel and layer names differ at their ends (tile sizes, suffixes)."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) * 3 // 5
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]

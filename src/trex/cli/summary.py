@@ -59,21 +59,11 @@ def run(args: argparse.Namespace) -> int:
             for title, df in tables.items():
                 out.write(f"# {terminal_text(plan.name)}: {title}\n{csv_text(df, **csv_options(args))}")
             continue
-        summary = views.model_summary(plan)
-        out.write(f"== {plan.name} ==\n")
-        out.write(kv_table({
-            "Inputs": ", ".join(summary["inputs"]) or "-",
-            "Outputs": ", ".join(summary["outputs"]) or "-",
-            "Layers": summary["layers"],
-            "Average time": f"{plan.total_runtime:.4f} ms (sum of layer averages)",
-            "Weights": f"{plan.total_weights_size:,} B",
-            "Activations": f"{plan.total_act_size:,} B (TREx: per layer I/O); "
-                           f"{plan.total_activation_footprint:,} B unique tensors",
-            "Profiles": ", ".join(map(str, plan.profiles)) + f" (showing {plan.profile_id})",
-        }) + "\n")
-        for title, section in (("Device", plan.device_properties),
+        out.write(f"== {terminal_text(plan.name)} ==\n")
+        out.write(kv_table(views.headline_rows(plan)) + "\n")
+        for title, section in (("Device", views.device_rows(plan)),
                                ("Builder configuration", plan.builder_cfg),
-                               ("Performance summary", plan.performance_summary)):
+                               ("Performance summary (trtexec)", views.performance_rows(plan))):
             if section:
                 out.write(f"\n{title}:\n{kv_table(section)}\n")
         for title, df in (("Latency by type", tables["by_type"]),
