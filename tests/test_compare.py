@@ -740,3 +740,21 @@ def test_cli_compare_bad_input(engines, capsys, tmp_path):
     assert exc.value.code == 2
     with pytest.raises(InputError):
         check_regression([EnginePlan.from_path(names_only)] * 2, 1.0)
+
+
+def test_profiles_of_one_engine_compare_like_engines(engines, capsys):
+    """``--profiles``: each optimisation profile of a multi-profile engine is an engine of its own
+    (e.g. prefill vs decode); every layer of profile 0 finds its profile-1 counterpart."""
+    log = engines / "trt10.16-multiprofile-oneline" / "log-main.py.log"
+    plans = EnginePlan.each_profile(log)
+    assert [p.name for p in plans] == ["log-main.py [profile 0]", "log-main.py [profile 1]"]
+    assert [p.profile_id for p in plans] == [0, 1]
+    assert main(["compare", str(log), "--profiles", "-f", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [e["label"] for e in data["engines"]] == ["log-main.py [profile 0]",
+                                                     "log-main.py [profile 1]"]
+    links = data["alignment"][0]
+    assert links["only in from"] == links["only in to"] == 0
+    assert links["onnx"] + links["name"] + links["signature"] + links["position"] == 13
+    assert main(["compare", str(log), "--profiles", "--profile-id", "1"]) == 2
+    assert "--profiles and --profile-id exclude each other" in capsys.readouterr().err

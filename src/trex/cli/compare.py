@@ -12,7 +12,7 @@ from .. import compare as views
 from ..errors import InputError
 from ..model.plan import EnginePlan
 from ..safety import number_option, terminal_text
-from .options import add_profile_options, engine_labels
+from .options import add_profile_options, add_profiles_option, engine_labels, load_plans
 from .output import add_format_options, csv_options, csv_text, stdout_for, text_table, to_json, warn
 
 _SHORT = 12  # longer display names become the engines' letters in text tables
@@ -50,6 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--metric", choices=list(views.METRICS), default="total",
                         help="what --fail-if-slower compares (default: total)")
     add_profile_options(parser)
+    add_profiles_option(parser)
     add_format_options(parser)
     parser.set_defaults(run=run)
 
@@ -93,11 +94,11 @@ def _onnx_note(missing: list[str], names: list[str]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the comparison; 1 if the regression gate fails."""
-    if len(args.paths) < 2:
-        raise InputError(None, "compare needs at least two engines")
-    plans = [EnginePlan.from_path(p, profile_id=args.profile_id, profile_run=args.profile_run)
-             for p in args.paths]
-    labels = engine_labels(args.paths, plans, args.names)
+    plans, paths = load_plans(args.paths, args)
+    if len(plans) < 2:
+        raise InputError(None, "compare needs at least two engines (or --profiles on an engine "
+                               "with several optimisation profiles)")
+    labels = engine_labels(paths, plans, args.names)
     names = labels
     if args.format == "table" and max(len(n) for n in labels) > _SHORT:
         names = [views.engine_letter(k) for k in range(len(plans))]  # the legend maps them
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         data = {
             "engines": [{"label": n, "path": p, **views.engine_facts(plan).as_dict()}
-                        for n, p, plan in zip(labels, args.paths, plans)],
+                        for n, p, plan in zip(labels, paths, plans)],
             **{k: report[k] for k in ("summary", "by_type", "by_precision", "alignment", "layers",
                                       "aligned_rows", "onnx_nodes", "onnx_without_metadata")},
             "gate": None if gate is None else {**vars(gate), "message": gate.message},
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         out.write(text_table(pd.DataFrame({
             "": [views.engine_letter(k) for k in range(len(plans))],
             "name": labels,
-            "engine": [p.name for p in plans], "path": args.paths})) + "\n")
+            "engine": [p.name for p in plans], "path": paths})) + "\n")
         sections = [
             ("Summary", report["summary"]),
             (f"Latency by layer type (ms; speedup = {names[0]} / engine)", report["by_type"]),

@@ -20,6 +20,30 @@ def add_profile_options(parser: argparse.ArgumentParser, what: str = "a profile 
                         help=f"run to use when {what} holds several (default 0)")
 
 
+def add_profiles_option(parser: argparse.ArgumentParser) -> None:
+    """``--profiles``: every optimisation profile of each engine, compared as engines of their own."""
+    parser.add_argument("--profiles", action="store_true", dest="each_profile",
+                        help="use every optimisation profile of each engine as an engine of its "
+                             "own (e.g. the prefill and decode profiles of one LLM engine)")
+
+
+def load_plans(paths: list[str], args: argparse.Namespace) -> tuple[list[EnginePlan], list[str]]:
+    """The plans the user named (every profile of each with ``--profiles``) and each one's path."""
+    plans: list[EnginePlan] = []
+    origins: list[str] = []
+    for path in paths:
+        if getattr(args, "each_profile", False):
+            if args.profile_id is not None:
+                raise InputError(None, "--profiles and --profile-id exclude each other")
+            found = EnginePlan.each_profile(path, profile_run=args.profile_run)
+        else:
+            found = [EnginePlan.from_path(path, profile_id=args.profile_id,
+                                          profile_run=args.profile_run)]
+        plans += found
+        origins += [path] * len(found)
+    return plans, origins
+
+
 def engine_labels(paths: list[str], plans: list[EnginePlan], given: str | None) -> list[str]:
     """Display names: --names, else the paths' last parts, else the plans' names, made unique."""
     if given is not None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from ..model.profiles import strip_profile
 from .sequence import diff, interned, lis
 from .structure import (
     CONFIDENCE,
@@ -224,8 +225,9 @@ class _Matcher:
             sets_a = [frozenset(n) if n else None for n in nodes_a]
             sets_b = [frozenset(n) if n else None for n in nodes_b]
             self.record(_unique_identity_pairs(sets_a, sets_b, *self.free()))
-        names_a = [layer.name for layer in self.layers_a]
-        names_b = [layer.name for layer in self.layers_b]
+        # A layer's name without its "[profile N]" suffix: profiles of one engine pair by name.
+        names_a = [strip_profile(layer.name) for layer in self.layers_a]
+        names_b = [strip_profile(layer.name) for layer in self.layers_b]
         self.record(_unique_identity_pairs(names_a, names_b, *self.free()))
         self.identity = set(self.matched)
         if self.all_matched():

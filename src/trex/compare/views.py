@@ -74,8 +74,10 @@ def _grouped(plans: Sequence[EnginePlan], names: list[str], column: str, speedup
     for plan in plans:
         df = plan.df
         keys = df[column].fillna("None").astype(str) if len(df) else pd.Series([], dtype=object)
-        parts.append(pd.DataFrame({"key": keys, "ms": df["latency.avg_time"].to_numpy()})
-                     .groupby("key", sort=False)["ms"].agg(["sum", "size"]))
+        grouped = pd.DataFrame({"key": keys, "ms": df["latency.avg_time"].to_numpy()}) \
+            .groupby("key", sort=False)["ms"]
+        # An engine without a per-layer profile has no latency per type: NaN, not 0.
+        parts.append(pd.DataFrame({"sum": grouped.sum(min_count=1), "size": grouped.size()}))
     keys = list(dict.fromkeys(k for part in parts for k in part.index))
     out = pd.DataFrame({column: keys})
     for name, part in zip(names, parts):

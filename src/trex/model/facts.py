@@ -196,7 +196,7 @@ def batch_size(plan: EnginePlan) -> int | None:
 
 def precision_counts(plan: EnginePlan) -> dict[str, int]:
     """Layer count per precision (a layer's first input), most frequent first."""
-    counts = Counter("None" if p is None else str(p) for p in plan.df["precision"].tolist()) \
+    counts = Counter(p if isinstance(p, str) else "None" for p in plan.df["precision"].tolist()) \
         if len(plan.df) else Counter()
     return dict(counts.most_common())
 

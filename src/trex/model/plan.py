@@ -101,6 +101,17 @@ class EnginePlan(LayerGraph):
                    device_metadata_file=found.device_metadata, profile_run=profile_run,
                    cache=cache)
 
+    @classmethod
+    def each_profile(cls, path: str | os.PathLike[str], profile_run: int | None = None
+                     ) -> list[EnginePlan]:
+        """One plan per optimisation profile of the engine at ``path`` (e.g. prefill and decode),
+        named ``<engine> [profile N]``, to compare like engines; a single-profile engine gives one."""
+        first = cls.from_path(path, profile_run=profile_run)
+        if len(first.profiles) < 2:
+            return [first]
+        return [cls.from_path(path, profile_id=p, profile_run=profile_run,
+                              name=f"{first.name} [profile {p}]") for p in first.profiles]
+
     # ----------------------------------------------------------------- loading
     def _load(self, inputs: loader.PlanInputs, profile_id: int | None, profile_run: int | None,
               cache: InputCache) -> None:
