@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..graph import DotGraph, layer_type_formatter, layered_layout
+import numpy as np
+
+from ..graph import DotGraph, layered_layout
 from ..graph.colors import UNKNOWN_KEY_COLOR, latency_color, precision_colormap, text_color
 from ..graph.drawing import gc_paused
 from ..graph.formatters import layer_type_color, plan_latencies
 from ..graph.svg import MAX_ROW_CHARS, node_size, svg_color
+from ..model.layer import Layer
 from ..model.plan import EnginePlan
+from .columns import Interner
 
 KINDS = ("layer", "region", "constant", "sync")
 
@@ -29,20 +33,46 @@ class _Palette:
     def __init__(self) -> None:
         self.colors: list[str] = []
         self.index: dict[str, int] = {}
+        self.memo: dict[tuple[Any, str], int] = {}
 
     def __call__(self, color: Any, default: str) -> int:
-        value = svg_color(color, default)
-        found = self.index.get(value)
+        key = (color, default)
+        found = self.memo.get(key)
         if found is None:
-            found = self.index[value] = len(self.colors)
-            self.colors.append(value)
+            value = svg_color(color, default)
+            found = self.index.get(value)
+            if found is None:
+                found = self.index[value] = len(self.colors)
+                self.colors.append(value)
+            self.memo[key] = found
         return found
 
 
+def _fill_formatter(layer: Layer) -> dict[str, str]:
+    """``layer_type_formatter`` without the tooltip (the page shows the layer's details instead)."""
+    return {"shape": "Mrecord", "style": "filled", "fillcolor": layer_type_color(layer),
+            "color": "lightgray", "fontname": "Helvetica"}
+
+
+def _no_label(*_args: Any, **_kwargs: Any) -> str:
+    """The page draws the label rows itself: no DOT label is needed."""
+    return ""
+
+
+def _pen(value: Any) -> float:
+    try:
+        return max(0.5, min(6.0, float(value)))
+    except (TypeError, ValueError):
+        return 1.0
+
+
 def graph_payload(plan: EnginePlan) -> dict[str, Any]:
-    """Nodes (centre, size, kind, df row, label rows, fills), edges (ends, route, colour, dash)."""
+    """Nodes (centre, size, kind, df row, label rows, fills), edges (ends, route, colour, dash).
+
+    Label rows are indices into ``nodes["text"]`` (each distinct row text once)."""
     with gc_paused():
-        graph = DotGraph(plan, layer_type_formatter, display_edge_details=False)
+        graph = DotGraph(plan, _fill_formatter, layer_node_renderer=_no_label,
+                         display_edge_details=False)
         nodes = graph.nodes
         index = {node.id: i for i, node in enumerate(nodes)}
         sizes = [node_size(node.rows) for node in nodes]
@@ -53,31 +83,31 @@ def graph_payload(plan: EnginePlan) -> dict[str, Any]:
     latencies = plan_latencies(plan)
     slowest = max((v for v in latencies.values() if v == v), default=0.0)
     palette = _Palette()
+    texts = Interner()
+    kinds = {kind: k for k, kind in enumerate(KINDS)}
     fill_type, fill_precision, fill_latency, stroke, pen = [], [], [], [], []
     row_col, kind_col, rows_col, name_col = [], [], [], []
     for node in nodes:
         attrs = node.attrs
         layer = node.layer
-        kind_col.append(KINDS.index(node.kind) if node.kind in KINDS else 0)
-        row_col.append(rows_of.get(id(layer), -1) if layer is not None else -1)
-        rows_col.append([_fit(str(text)) for text, _ in node.rows])
-        filled = "filled" in str(attrs.get("style", ""))
-        own_fill = palette(attrs.get("fillcolor") if filled else "white", "white")
+        kind_col.append(kinds.get(node.kind, 0))
+        row = rows_of.get(id(layer), -1) if layer is not None else -1
+        row_col.append(row)
+        rows_col.append([texts(_fit(str(text))) for text, _ in node.rows])
         if layer is not None and node.kind == "layer":
-            fill_type.append(palette(layer_type_color(layer), UNKNOWN_KEY_COLOR))
+            fill_type.append(palette(attrs.get("fillcolor"), UNKNOWN_KEY_COLOR))
             fill_precision.append(palette(precision_colormap.get(layer.precision,
                                                                  UNKNOWN_KEY_COLOR), "gray"))
             fill_latency.append(palette(latency_color(latencies.get(layer.name), slowest), "gray"))
         else:
+            filled = "filled" in str(attrs.get("style", ""))
+            own_fill = palette(attrs.get("fillcolor") if filled else "white", "white")
             fill_type.append(own_fill)
             fill_precision.append(own_fill)
             fill_latency.append(own_fill)
         stroke.append(palette(attrs.get("color"), "black"))
-        try:
-            pen.append(max(0.5, min(6.0, float(attrs.get("penwidth", 1)))))
-        except (TypeError, ValueError):
-            pen.append(1.0)
-        name_col.append(None if row_col[-1] >= 0 else str(node.name))
+        pen.append(_pen(attrs.get("penwidth", 1)))
+        name_col.append(None if row >= 0 else str(node.name))
 
     edge_color, edge_dash, routes = [], [], []
     for edge, route in zip(graph.edges, layout.routes):
@@ -96,13 +126,14 @@ def graph_payload(plan: EnginePlan) -> dict[str, Any]:
         "palette": palette.colors,
         "ink": [text_color(c) for c in palette.colors],
         "nodes": {
-            "x": [round(v, 1) for v in layout.x],
-            "y": [round(v, 1) for v in layout.y],
-            "w": [round(w, 1) for w, _ in sizes],
-            "h": [round(h, 1) for _, h in sizes],
+            "x": np.round(layout.x, 1).tolist(),
+            "y": np.round(layout.y, 1).tolist(),
+            "w": np.round([w for w, _ in sizes], 1).tolist(),
+            "h": np.round([h for _, h in sizes], 1).tolist(),
             "kind": kind_col,
             "row": row_col,
             "rows": rows_col,
+            "text": texts.values,
             "name": name_col,
             "fill": {"type": fill_type, "precision": fill_precision, "latency": fill_latency},
             "stroke": stroke,

@@ -11,6 +11,7 @@ script renders every name with ``textContent`` and DOM calls, never by parsing H
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import json
@@ -26,32 +27,61 @@ from ..errors import InputError
 from ..jsonable import json_value as clean
 from ..model.plan import EnginePlan
 from ..safety import atomic_write
+from .columns import plain
 from .payload import report_payload
 
 _MARKER = re.compile(r"%%([A-Z_]+)%%")
 _UNSAFE_IN_SCRIPT = re.compile(r"</script|<!--", re.IGNORECASE)
 
 
+SCRIPT_FILES = "js"  # assets/js/*.js, concatenated in name order into the page's one script
+
+
 def asset(name: str) -> str:
-    """The text of one of the page's assets (``page.html``, ``report.css``, ``report.js``)."""
+    """The text of one of the page's assets (``page.html``, ``report.css``); ``report.js`` is the
+    page's script built from ``assets/js`` (:func:`page_script`)."""
+    if name == "report.js":
+        return page_script()
     return (resources.files(__package__) / "assets" / name).read_text(encoding="utf-8")
 
 
+@functools.lru_cache(maxsize=1)
+def page_script() -> str:
+    """The page's script: ``assets/js/*.js`` in name order, in one function scope (one inline
+    script, one hash in the Content-Security-Policy)."""
+    folder = resources.files(__package__) / "assets" / SCRIPT_FILES
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".js")), key=lambda f: f.name)
+    parts = [f"// ---- {f.name}\n{f.read_text(encoding='utf-8')}" for f in files]
+    return ("/* trex report: the page's script, built from html_report/assets/js (see 00-types.js). */\n"
+            "(function () {\n'use strict';\n" + "\n".join(parts) + "}());\n")
+
+
+@functools.lru_cache(maxsize=1)
+def plotly_version() -> dict[str, Any]:
+    """The bundled plotly.js: ``{"plotly.js": version, "traces": [...], ...}`` (assets/plotly/VERSION)."""
+    return json.loads(asset("plotly/VERSION"))
+
+
 def plotly_js() -> str:
-    """plotly.js as bundled with the installed plotly package (``plotly.min.js``)."""
-    try:
-        from plotly.offline import get_plotlyjs
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError("trex report needs plotly: pip install 'trex-explorer[plot]'") from exc
-    return get_plotlyjs()
+    """The partial plotly.js bundle the page inlines (only the traces the report draws; rebuilt by
+    ``scripts/update_plotly.sh``)."""
+    return asset("plotly/plotly.min.js")
+
+
+def _compact(value: Any) -> Any:
+    if hasattr(value, "__json__"):
+        return value.__json__()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def json_for_script(value: Any) -> str:
     """JSON text that is safe inside ``<script type="application/json">`` (see module doc)."""
     try:
-        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
+                          default=_compact)
     except (ValueError, TypeError):  # NaN or a non-JSON value somewhere: clean everything
-        text = json.dumps(clean(value), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(clean(plain(value)), ensure_ascii=True, separators=(",", ":"),
+                          allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -78,12 +108,14 @@ def render_html(payload: dict[str, Any], details: Sequence[Any] = ()) -> str:
     from .. import __version__
 
     plotly = _inline_script(plotly_js(), "plotly.js")
-    app = _inline_script(asset("report.js"), "report.js")
+    app = _inline_script(page_script(), "the page's script")
     blocks = [f'<script type="application/json" id="trex-details-{k}">'
               f"{json_for_script(d)}</script>" for k, d in enumerate(details)]
     parts = {
         "CSP": html.escape(content_security_policy([plotly, app]), quote=True),
         "GENERATOR": html.escape(f"trex {__version__}", quote=True),
+        "PLOTLY_VERSION": html.escape(f"plotly.js {plotly_version()['plotly.js']} (traces: "
+                                      f"{', '.join(plotly_version()['traces'])})", quote=True),
         "TITLE": html.escape(f"trex report: {payload.get('title', '')}", quote=False),
         "CSS": asset("report.css").replace("</", "<\\/"),
         "DATA": json_for_script(payload),

@@ -8,12 +8,13 @@ the page parses only when a layer is first opened. With several engines, the com
 :mod:`trex.compare` are added.
 
 Numbers that are NaN or infinite become ``None`` (JSON has no NaN); anything that is not a JSON
-value becomes its ``str``.
+value becomes its ``str``. Columns that repeat a few values are coded and the details and findings
+are de-duplicated (:mod:`~trex.html_report.columns`, :mod:`~trex.html_report.details`): the page's
+JSDoc types (``assets/js/00-types.js``) describe the JSON.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -24,9 +25,10 @@ import pandas as pd
 from ..jsonable import json_value as clean
 from ..model.facts import engine_facts
 from ..model.plan import EnginePlan
+from .columns import coded, coded_lists
+from .details import FINDING_COLUMNS, Findings, LayerDetails
 
-SCHEMA_VERSION = 1
-MAX_TEXT = 2000  # longest attribute text kept in layer details (longer ones are cut)
+SCHEMA_VERSION = 2
 
 
 # ------------------------------------------------------------------ JSON-ready values
@@ -57,8 +59,11 @@ def frame(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict[str, A
 
 
 # ------------------------------------------------------------------ one engine
-def layer_columns(plan: EnginePlan) -> dict[str, list[Any]]:
-    """The per-layer columns of the table, the charts and the search (one entry per ``plan.df`` row)."""
+def layer_columns(plan: EnginePlan) -> dict[str, Any]:
+    """The per-layer columns of the table, the charts and the search (one entry per ``plan.df`` row).
+
+    ``name`` and ``type`` are plain lists; the other string columns are coded
+    (:func:`~trex.html_report.columns.coded`)."""
     from ..onnx_map import layer_nodes
 
     df = plan.df
@@ -66,10 +71,10 @@ def layer_columns(plan: EnginePlan) -> dict[str, list[Any]]:
     return {
         "name": strings(df["Name"].tolist()),
         "type": strings(df["type"].tolist()),
-        "subtype": strings(df["subtype"].tolist()),
-        "precision": strings(df["precision"].tolist()),
-        "out_precision": strings(df["output_precision"].tolist()),
-        "tactic": strings(df["tactic"].tolist()),
+        "subtype": coded(df["subtype"]),
+        "precision": coded(df["precision"]),
+        "out_precision": coded(df["output_precision"]),
+        "tactic": coded(df["tactic"]),
         "avg": floats(df["latency.avg_time"]),
         "median": floats(df["latency.median_time"]),
         "time": floats(df["latency.time"]),
@@ -78,34 +83,15 @@ def layer_columns(plan: EnginePlan) -> dict[str, list[Any]]:
         "io": df["total_io_size_bytes"].astype("int64").tolist(),
         "footprint": df["total_footprint_bytes"].astype("int64").tolist(),
         "stream": [layer.stream for layer in plan.layers],
-        "onnx": [[str(n) for n in row] for row in nodes["onnx_nodes"].tolist()],
-        "onnx_source": strings(nodes["source"].tolist()),
-        "onnx_ops": [[str(n) for n in row] for row in nodes["onnx_ops"].tolist()],
+        "onnx": coded_lists(nodes["onnx_nodes"].tolist()),
+        "onnx_source": coded(nodes["source"]),
+        "onnx_ops": coded_lists(nodes["onnx_ops"].tolist()),
     }
 
 
-def _tensor(t: Any) -> list[Any]:
-    return [t.name, clean(list(t.shape)), t.format, int(t.size_bytes), t.precision]
-
-
-def _attribute(value: Any) -> Any:
-    value = clean(value)
-    if isinstance(value, str) and len(value) > MAX_TEXT:
-        return value[:MAX_TEXT] + "\u2026"
-    return value
-
-
-_DETAIL_SKIP = frozenset({"Name", "Inputs", "Outputs"})
-
-
-def layer_details(plan: EnginePlan) -> list[list[Any]]:
-    """Per layer: ``[attributes, inputs, outputs]``; a tensor is ``[name, shape, format, bytes,
-    precision]`` and the attributes are the layer-information keys (every one but the tensors)."""
-    out = []
-    for layer in plan.layers:
-        attrs = {str(k): _attribute(v) for k, v in layer.raw_dict.items() if k not in _DETAIL_SKIP}
-        out.append([attrs, [_tensor(t) for t in layer.inputs], [_tensor(t) for t in layer.outputs]])
-    return out
+def layer_details(plan: EnginePlan) -> LayerDetails:
+    """Per layer ``[attributes, inputs, outputs]`` (see :class:`~trex.html_report.details.LayerDetails`)."""
+    return LayerDetails(plan)
 
 
 def headline(plan: EnginePlan) -> dict[str, Any]:
@@ -122,24 +108,13 @@ def headline(plan: EnginePlan) -> dict[str, Any]:
     return clean(out)
 
 
-def lint_payload(plan: EnginePlan, index: dict[str, int]) -> dict[str, Any]:
+def lint_payload(plan: EnginePlan, names: list[str]) -> dict[str, Any]:
     """Linter findings (``trex.lint.lint``) with the row of the layer each names (or None)."""
     from ..lint import lint
 
     df = lint(plan)
-    notes = [str(n) for n in df.attrs.get("notes", [])]
-    rows = []
-    for layer, linter, severity, hazard, evidence, mitigation, help_ in zip(
-            df["layer"].tolist(), df["linter"].tolist(), df["severity"].tolist(),
-            df["hazard"].tolist(), df["evidence"].tolist(), df["mitigation"].tolist(),
-            df["help"].tolist()):
-        if isinstance(evidence, dict):
-            evidence = json.dumps(clean(evidence), ensure_ascii=False, default=str)
-        rows.append([index.get(layer), strings([layer])[0], str(linter), str(severity),
-                     strings([hazard])[0], strings([evidence])[0], strings([mitigation])[0],
-                     strings([help_])[0]])
-    return {"columns": ["row", "layer", "linter", "severity", "hazard", "evidence", "mitigation",
-                        "help"], "rows": rows, "notes": notes}
+    return {"columns": FINDING_COLUMNS, "rows": Findings(df, names),
+            "notes": [str(n) for n in df.attrs.get("notes", [])]}
 
 
 def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]:
@@ -162,7 +137,7 @@ def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]
         "bandwidth_gbps": bandwidth if math.isfinite(bandwidth) else None,
         "peaks_tflops": peaks,
         "row": keep.tolist(),
-        "model": strings(sub["model"].tolist()),
+        "model": coded(sub["model"]),
         "macs": [None if v is pd.NA else int(v) for v in sub["macs"].tolist()],
         "flops": floats(sub["flops"]),
         "bytes": sub["bytes"].astype("int64").tolist(),
@@ -170,7 +145,7 @@ def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]
         "tflops": floats(sub["achieved_tflops"], 6),
         "gbps": floats(sub["achieved_gbps"], 4),
         "attainable": floats(sub["attainable_tflops"], 6),
-        "bound": strings(sub["bound"].tolist()),
+        "bound": coded(sub["bound"]),
         "pct_roofline": floats(sub["pct_of_roofline"], 3),
         "M": [None if v is pd.NA else int(v) for v in sub["M"].tolist()],
         "N": [None if v is pd.NA else int(v) for v in sub["N"].tolist()],
@@ -200,14 +175,13 @@ def timings_payload(plan: EnginePlan) -> dict[str, Any]:
 
 
 def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None = None,
-                   figures: bool = True) -> tuple[dict[str, Any], list[list[Any]]]:
+                   figures: bool = True) -> tuple[dict[str, Any], LayerDetails]:
     """(the engine's page data, its per-layer details)."""
     from ..onnx_map import latency_by_onnx_op
     from ..summary import latency_by_precision, latency_by_type, tactic_summary
     from .graphdata import graph_payload
 
-    names = plan.df["Name"].tolist()
-    index = {name: i for i, name in enumerate(names)}
+    names = strings(plan.df["Name"].tolist())
     data: dict[str, Any] = {
         "name": str(plan.name),
         "label": str(label),
@@ -225,7 +199,7 @@ def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None
         "tactics": frame(tactic_summary(plan, group_tactics=True, sort_key="latency")),
         "onnx_ops": frame(latency_by_onnx_op(plan)),
         "graph": graph_payload(plan),
-        "lint": lint_payload(plan, index),
+        "lint": lint_payload(plan, names),
         "roofline": roofline_payload(plan, gpu),
         "timings": timings_payload(plan),
         "figures": {},
@@ -278,7 +252,7 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
 def report_payload(plans: Sequence[EnginePlan], labels: Sequence[str] | None = None,
                    paths: Sequence[str] | None = None, title: str | None = None,
                    gpu: str | None = None, exact_matching: bool = True, figures: bool = True
-                   ) -> tuple[dict[str, Any], list[list[list[Any]]]]:
+                   ) -> tuple[dict[str, Any], list[LayerDetails]]:
     """(page data, per-engine layer details) for one engine or a comparison of several."""
     from .. import __version__
 

@@ -1,0 +1,209 @@
+// @ts-check
+/* The report's data: the JSON that trex/html_report/payload.py writes into #trex-data (and the
+ * per-layer details into #trex-details-K), as JSDoc types. The files of this folder are joined in
+ * name order into one function scope (page.py's page_script) and type-checked together by
+ * `make typecheck` (tsc --noEmit --allowJs --checkJs).
+ *
+ * Every view builds DOM nodes with createElement/textContent; nothing from the data is parsed as
+ * HTML, and strings given to plotly are entity-escaped (plotly renders a subset of HTML in text).
+ */
+
+/**
+ * A string column written once per distinct value: `values[codes[i]]` is row i (columns.py).
+ * @typedef {{values: string[], codes: number[]}} Coded
+ */
+/**
+ * A column of string lists: `codes[i].map(c => values[c])` is row i.
+ * @typedef {{values: string[], codes: number[][]}} CodedLists
+ */
+/** A DataFrame: column names and rows of JSON values. @typedef {{columns: string[], rows: any[][]}} Frame */
+/**
+ * A plotly figure from Python (trex.report / trex.compare), or why it could not be built.
+ * @typedef {{title: string, figure?: {data: Object[], layout?: Object}, error?: string}} PyFigure
+ */
+
+/**
+ * One entry per plan.df row (payload.layer_columns).
+ * @typedef {Object} LayerColumnsJSON
+ * @property {string[]} name
+ * @property {string[]} type
+ * @property {Coded} subtype
+ * @property {Coded} precision
+ * @property {Coded} out_precision
+ * @property {Coded} tactic
+ * @property {(number|null)[]} avg
+ * @property {(number|null)[]} median
+ * @property {(number|null)[]} time
+ * @property {(number|null)[]} pct
+ * @property {number[]} weights
+ * @property {number[]} io
+ * @property {number[]} footprint
+ * @property {number[]} stream
+ * @property {CodedLists} onnx
+ * @property {Coded} onnx_source
+ * @property {CodedLists} onnx_ops
+ */
+/**
+ * The same columns decoded by the page (Engine.L).
+ * @typedef {Object} LayerColumns
+ * @property {string[]} name
+ * @property {string[]} type
+ * @property {string[]} subtype
+ * @property {string[]} precision
+ * @property {string[]} out_precision
+ * @property {string[]} tactic
+ * @property {(number|null)[]} avg
+ * @property {(number|null)[]} median
+ * @property {(number|null)[]} time
+ * @property {(number|null)[]} pct
+ * @property {number[]} weights
+ * @property {number[]} io
+ * @property {number[]} footprint
+ * @property {number[]} stream
+ * @property {string[][]} onnx
+ * @property {string[]} onnx_source
+ * @property {string[][]} onnx_ops
+ */
+
+/**
+ * The laid-out engine graph (graphdata.graph_payload): colours are indices into `palette`.
+ * @typedef {Object} GraphJSON
+ * @property {number} width
+ * @property {number} height
+ * @property {string[]} palette
+ * @property {string[]} ink text colour on each palette colour
+ * @property {{x: number[], y: number[], w: number[], h: number[], kind: number[], row: number[],
+ *   rows: number[][], text: string[], name: (string|null)[],
+ *   fill: {type: number[], precision: number[], latency: number[]}, stroke: number[], pen: number[],
+ *   tensor: Object<string, Tensor>}} nodes  `row` is the plan.df row (-1: not a layer); `rows` are
+ *   the label rows, indices into `text`; kind: 0 layer, 1 tensor region, 2 constant, 3 sync
+ * @property {{src: number[], dst: number[], color: number[], dash: number[], route: number[][]}} edges
+ *   `route` is the flat list x0, y0, x1, y1, ... of each edge's points
+ * @property {number} dropped_edges
+ */
+
+/** A tensor as a layer sees it: [name, shape, format, bytes, precision]. @typedef {[string, number[], string, number, string]} Tensor */
+/** A layer's details: [attributes, inputs, outputs]. @typedef {[Object<string, any>, Tensor[], Tensor[]]} LayerDetail */
+/**
+ * #trex-details-K (details.LayerDetails): each distinct attribute set and tensor once.
+ * @typedef {Object} DetailsJSON
+ * @property {Object<string, any>[]} attrs distinct attribute sets
+ * @property {number[]} attr per layer, an index into attrs
+ * @property {{name: string[], shape: number[], shapes: number[][], format: Coded, bytes: number[],
+ *   precision: Coded}} tensors
+ * @property {number[][]} inputs per layer, indices into tensors
+ * @property {number[][]} outputs
+ */
+
+/**
+ * Linter findings (details.Findings): `layer` is null where it is the name of the layer at `row`.
+ * @typedef {Object} FindingsJSON
+ * @property {(number|null)[]} row
+ * @property {(string|null)[]} layer
+ * @property {string[]} texts
+ * @property {number[]} linter indices into texts, as the columns below
+ * @property {number[]} severity
+ * @property {number[]} hazard
+ * @property {number[]} evidence
+ * @property {number[]} mitigation
+ * @property {number[]} help
+ */
+/**
+ * A finding decoded by the page: [row, layer, linter, severity, hazard, evidence, mitigation, help].
+ * @typedef {[number|null, string, string, string, string, string, string, string]} Finding
+ */
+
+/**
+ * The roofline of the layers with a compute model (payload.roofline_payload); `row` is the
+ * plan.df row of each entry.
+ * @typedef {Object} RooflineJSON
+ * @property {string|null} gpu
+ * @property {string} source
+ * @property {number|null} bandwidth_gbps
+ * @property {Object<string, number>} peaks_tflops
+ * @property {number[]} row
+ * @property {Coded} model
+ * @property {(number|null)[]} macs
+ * @property {(number|null)[]} flops
+ * @property {number[]} bytes
+ * @property {(number|null)[]} intensity
+ * @property {(number|null)[]} tflops
+ * @property {(number|null)[]} gbps
+ * @property {(number|null)[]} attainable
+ * @property {Coded} bound
+ * @property {(number|null)[]} pct_roofline
+ * @property {(number|null)[]} M
+ * @property {(number|null)[]} N
+ * @property {(number|null)[]} K
+ */
+/** The roofline with its coded columns decoded. @typedef {Omit<RooflineJSON, 'model'|'bound'> & {model: string[], bound: string[]}} Roofline */
+
+/**
+ * @typedef {Object} TimingsJSON
+ * @property {boolean} available
+ * @property {number} iterations
+ * @property {string[]} flags
+ * @property {Object<string, any>} layer_gap
+ * @property {(number|null)[]} [latency]
+ * @property {(number|null)[]} [compute]
+ * @property {Frame} [percentiles]
+ * @property {Object<string, any>} [summary]
+ */
+
+/**
+ * One engine (payload.engine_payload).
+ * @typedef {Object} EngineJSON
+ * @property {string} name
+ * @property {string} label
+ * @property {string} path
+ * @property {boolean} detailed
+ * @property {Object<string, any>} headline
+ * @property {Object<string, any>} device
+ * @property {Object<string, any>} builder
+ * @property {Object<string, any>} performance
+ * @property {Object<string, any>} inference
+ * @property {string[]} warnings
+ * @property {LayerColumnsJSON} layers
+ * @property {Frame} by_type
+ * @property {Frame} by_precision
+ * @property {Frame} tactics
+ * @property {Frame} onnx_ops
+ * @property {GraphJSON} graph
+ * @property {{columns: string[], rows: FindingsJSON, notes: string[]}} lint
+ * @property {RooflineJSON} roofline
+ * @property {TimingsJSON} timings
+ * @property {Object<string, PyFigure>} figures
+ */
+
+/**
+ * Several engines (payload.comparison_payload); `aligned` has one entry per aligned row and
+ * `aligned.rows[k][p]` is engine k's plan.df row at aligned row p (null: not in that engine).
+ * @typedef {Object} ComparisonJSON
+ * @property {string[]} names
+ * @property {Frame} summary
+ * @property {Frame} by_type
+ * @property {Frame} by_precision
+ * @property {Frame} links
+ * @property {{type: string[], match: string[], rows: (number|null)[][], ms: (number|null)[][],
+ *   delta: (number|null)[], speedup: (number|null)[]}} aligned
+ * @property {Frame} onnx
+ * @property {string[]} onnx_without_metadata
+ * @property {Object<string, PyFigure>} figures
+ */
+
+/**
+ * #trex-data (payload.report_payload).
+ * @typedef {Object} ReportJSON
+ * @property {number} schema
+ * @property {string} generator
+ * @property {string} title
+ * @property {EngineJSON[]} engines
+ * @property {ComparisonJSON|null} comparison
+ * @property {{type: Object<string, string>, precision: Object<string, string>, latency: string[],
+ *   none: string, unknown: string}} colors
+ */
+
+/**
+ * A figure for plotly: traces and layout (plotly's own JSON).
+ * @typedef {{data: Object[], layout?: Object<string, any>}} Figure
+ */

@@ -1,0 +1,81 @@
+// @ts-check
+/* The overview tab: headline cards, latency charts, timings, configuration. */
+
+// ================================================================== overview tab
+function buildOverview(sec, e) {
+  const d = e.d;
+  const hd = d.headline;
+  const page = h('div', { class: 'page' });
+  sec.append(page);
+  page.append(h('div', { class: 'title-row' }, [h('h1', { id: 'engine-name', text: d.name }), h('span', { class: 'muted mono', text: d.path })]));
+  const model = d.builder.Model || d.builder.model || d.builder['ONNX Model'] || '';
+  const dev = d.device;
+  const perf = d.performance;
+  const cards = h('div', { class: 'cards' });
+  const card = (title, big, pairs) => {
+    const c = h('div', { class: 'card' }, [h('h3', { text: title })]);
+    if (big) c.append(h('div', { class: 'big', text: big }));
+    c.append(kvListFrom(pairs));
+    cards.append(c);
+  };
+  card('Model', null, [['Engine', d.name], ['Model', model], ['Format', d.builder.Format || ''], ['Inputs', hd.inputs.join('\n')], ['Outputs', hd.outputs.join('\n')], ['Batch', hd.batch_size]]);
+  card('Device', dev['Selected Device'] || (Object.keys(dev).length ? '' : 'unknown'), [
+    ['Compute capability', dev['Compute Capability'] != null ? fmtValue(dev['Compute Capability']) : ''],
+    ['SMs', fmtValue(dev.SMs)], ['Compute clock', fmtValue(dev['Application Compute Clock Rate'])],
+    ['Memory clock', fmtValue(dev['Application Memory Clock Rate'])], ['Memory', fmtValue(dev['Device Global Memory'])],
+    ['Bus width', fmtValue(dev['Memory Bus Width'])]]);
+  card('Latency', isNum(hd.average_time_ms) ? `${fmtMs(hd.average_time_ms)} ms` : '', [
+    ['Sum of layer averages', isNum(hd.average_time_ms) ? `${fmtMs(hd.average_time_ms)} ms` : ''],
+    ['trtexec median latency', isNum(hd.latency_median_ms) ? `${fmtMs(hd.latency_median_ms)} ms` : ''],
+    ['trtexec GPU compute median', isNum(hd.gpu_compute_median_ms) ? `${fmtMs(hd.gpu_compute_median_ms)} ms` : ''],
+    ['Throughput', isNum(hd.throughput_qps) ? `${fmtNum(hd.throughput_qps)} qps` : ''],
+    ['Profiled iterations', fmtValue(hd.profile_iterations)],
+    ['Timed iterations', d.timings.available ? fmtNum(d.timings.iterations) : '']]);
+  card('Layers', INT.format(hd.layers), [['Types', String(new Set(e.L.type).size)], ['Precisions', hd.precision_mix],
+    ['Streams', fmtValue(hd.streams)], ['Profiles', (hd.profiles || []).join(', ')], ['Layer information', hd.detailed ? 'detailed' : 'names only'],
+    ['ONNX node names', hd.onnx_metadata ? 'yes (Metadata)' : 'from layer names']]);
+  card('Memory', fmtBytes(hd.weights_bytes) + ' weights', [['Weights', fmtBytes(hd.weights_bytes)], ['Activations (per-layer I/O, TREx)', fmtBytes(hd.activations_bytes)], ['Activation footprint (each tensor once)', fmtBytes(hd.activation_footprint_bytes)]]);
+  const F = d.lint.rows;
+  /** @type {Object<string, number>} */
+  const sev = { error: 0, warning: 0, info: 0 };
+  F.severity.forEach(c => { sev[F.texts[c]] = (sev[F.texts[c]] || 0) + 1; });
+  card('Linter findings', String(F.row.length), [['Errors', String(sev.error)], ['Warnings', String(sev.warning)], ['Info', String(sev.info)]]);
+  page.append(cards);
+  if (d.warnings.length) {
+    const det = h('details', { class: 'warnings', id: 'warnings' });
+    if (d.warnings.length <= 5) det.open = true;
+    det.append(h('summary', { text: `${d.warnings.length} validation warning${d.warnings.length > 1 ? 's' : ''}` }));
+    det.append(h('ul', null, d.warnings.map(w => h('li', { text: w }))));
+    page.append(det);
+  }
+  page.append(h('h2', { text: 'Latency' }));
+  const g1 = h('div', { class: 'grid2' });
+  page.append(g1);
+  pyFigure(g1, d.figures.latency_by_type);
+  chartCard(g1, 'Slowest layers', () => slowestFigure(e, 20), { id: 'slowest', onClick: pickLayer(e.k), none: 'No profile: no latencies.' });
+  pyFigure(g1, d.figures.precision_rollup);
+  pyFigure(g1, d.figures.precision_per_type);
+  page.append(h('h2', { text: 'Timings over iterations' }));
+  const T = d.timings;
+  if (T.available) {
+    const g2 = h('div', { class: 'grid2' });
+    page.append(g2);
+    pyFigure(g2, d.figures.timings, { id: 'timings', wide: true });
+    const box = h('div', { class: 'chart-card wide' }, [h('h3', { text: 'Percentiles (ms, trtexec rule)' })]);
+    box.append(h('div', { class: 'scroll-box' }, frameTable(T.percentiles)));
+    if (T.flags.length) box.append(h('ul', { class: 'flags' }, T.flags.map(f => h('li', { text: f }))));
+    else box.append(h('p', { class: 'note', text: 'No timing flag raised (host-bound, transfers, instability, warm-up, drift).' }));
+    g2.append(box);
+  } else {
+    page.append(h('p', { class: 'note', text: 'No per-iteration timings (--exportTimes) were given for this engine.' }));
+  }
+  const sections = [['Builder configuration', d.builder], ['Device properties', d.device], ['Performance summary (trtexec)', d.performance], ['Inference options', d.inference]];
+  for (const [title, obj] of sections) {
+    if (!obj || !Object.keys(obj).length) continue;
+    page.append(h('details', { class: 'section' }, [h('summary', { text: title }), kvList(obj)]));
+  }
+  if (d.timings.layer_gap && Object.keys(d.timings.layer_gap).length) {
+    page.append(h('details', { class: 'section' }, [h('summary', { text: 'Sum of layers vs measured GPU time' }), kvList(d.timings.layer_gap)]));
+  }
+  void perf;
+}

@@ -1,0 +1,119 @@
+"""Per-layer details and linter findings of a report, de-duplicated for the page.
+
+Python code reads them as plain sequences (``details[row] == [attributes, inputs, outputs]``, a
+finding is ``[row, layer, linter, severity, hazard, evidence, mitigation, help]``); the page gets
+each distinct attribute set, tensor and text once (see :mod:`trex.html_report.columns`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from ..jsonable import json_value as clean
+from ..model.plan import EnginePlan
+from .columns import Compact, Interner, coded, text
+
+MAX_TEXT = 2000  # longest attribute text kept in layer details (longer ones are cut)
+_DETAIL_SKIP = frozenset({"Name", "Inputs", "Outputs"})
+
+
+def _attribute(value: Any) -> Any:
+    value = clean(value)
+    if isinstance(value, str) and len(value) > MAX_TEXT:
+        return value[:MAX_TEXT] + "\u2026"
+    return value
+
+
+class LayerDetails(Compact):
+    """Per layer ``[attributes, inputs, outputs]``; a tensor is ``[name, shape, format, bytes,
+    precision]`` and the attributes are the layer-information keys (every one but the tensors).
+
+    JSON: ``{"attrs": [distinct attribute dicts], "attr": [index per layer], "tensors": {"name",
+    "shape" (index into "shapes"), "shapes", "format" (coded), "bytes", "precision" (coded)},
+    "inputs": [[tensor, ...] per layer], "outputs": [...]}``."""
+
+    def __init__(self, plan: EnginePlan):
+        attrs = Interner()
+        tensors = Interner()
+        self.attr: list[int] = []
+        self.inputs: list[list[int]] = []
+        self.outputs: list[list[int]] = []
+        for layer in plan.layers:
+            items = tuple((k, v) for k, v in layer.raw_dict.items() if k not in _DETAIL_SKIP)
+            self.attr.append(attrs(items, repr(items)))
+            self.inputs.append([tensors(t, (t.name, tuple(t.shape), t.format, t.precision))
+                                for t in layer.inputs])
+            self.outputs.append([tensors(t, (t.name, tuple(t.shape), t.format, t.precision))
+                                 for t in layer.outputs])
+        self.attrs = [{str(k): _attribute(v) for k, v in items} for items in attrs.values]
+        self.tensors = [[t.name, clean(list(t.shape)), t.format, int(t.size_bytes), t.precision]
+                        for t in tensors.values]
+
+    def __len__(self) -> int:
+        return len(self.attr)
+
+    def __getitem__(self, row: int) -> list[Any]:  # type: ignore[override]
+        if isinstance(row, slice):
+            return [self[i] for i in range(*row.indices(len(self)))]
+        return [self.attrs[self.attr[row]], [self.tensors[t] for t in self.inputs[row]],
+                [self.tensors[t] for t in self.outputs[row]]]
+
+    def __json__(self) -> dict[str, Any]:
+        shapes = Interner()
+        shape = [shapes(t[1], repr(t[1])) for t in self.tensors]
+        return {
+            "attrs": self.attrs,
+            "attr": self.attr,
+            "tensors": {"name": [t[0] for t in self.tensors], "shape": shape, "shapes": shapes.values,
+                        "format": coded(t[2] for t in self.tensors),
+                        "bytes": [t[3] for t in self.tensors],
+                        "precision": coded(t[4] for t in self.tensors)},
+            "inputs": self.inputs,
+            "outputs": self.outputs,
+        }
+
+
+FINDING_COLUMNS = ["row", "layer", "linter", "severity", "hazard", "evidence", "mitigation", "help"]
+_TEXTS = FINDING_COLUMNS[2:]
+
+
+class Findings(Compact):
+    """Linter findings (``trex.lint.lint``), each with the ``plan.df`` row of the layer it names.
+
+    JSON: ``{"row": [...], "layer": [name, or null when it is the row's layer name], "texts":
+    [distinct strings], "linter": [index into texts], "severity": [...], ...}``."""
+
+    def __init__(self, df: pd.DataFrame, names: list[str]):
+        index = {name: i for i, name in enumerate(names)}
+        self.names = names
+        self.layer = [text(v) for v in df["layer"].tolist()]
+        self.row = [index.get(name) for name in df["layer"].tolist()]
+        table = Interner()
+        self.columns: dict[str, list[int]] = {}
+        for key in _TEXTS:
+            values = df[key].tolist()
+            if key == "evidence":
+                values = [json.dumps(clean(v), ensure_ascii=False, default=str)
+                          if isinstance(v, dict) else v for v in values]
+            self.columns[key] = [table(text(v)) for v in values]
+        self.texts: list[str] = table.values
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    def __getitem__(self, j: int) -> list[Any]:  # type: ignore[override]
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(len(self)))]
+        return [self.row[j], self.layer[j], *(self.texts[self.columns[k][j]] for k in _TEXTS)]
+
+    def __json__(self) -> dict[str, Any]:
+        return {
+            "row": self.row,
+            "layer": [None if r is not None and self.names[r] == name else name
+                      for r, name in zip(self.row, self.layer)],
+            "texts": self.texts,
+            **self.columns,
+        }
