@@ -7,7 +7,8 @@ the tensor graph stays a valid DAG.  NoOp, Constant and signal/wait layers are s
 generated layer is a row of ``EnginePlan.df``.  Profile and timing values are derived from the
 real per-layer profiles with seeded noise.  This module does not import trex.
 
-Usage: ``python bench/generate.py [--sizes 1000 10000 50000] [--out bench/data] [--force]``
+Usage: ``python bench/generate.py [--sizes 1000 10000 50000] [--out bench/data] [--force]``;
+``--series 14 150 750`` writes trex-mobilenet-qat repeated in series instead (:func:`series`).
 """
 
 from __future__ import annotations
@@ -300,6 +301,84 @@ def generate(n: int, out: Path = DEFAULT_OUT, engines: Path = DEFAULT_ENGINES,
     return files
 
 
+# The issue's plan shape: one real engine repeated in series (TREx's own test engine, 72 df rows
+# and one NoOp per copy): 14, 150 and 750 copies are 1,008, 10,800 and 54,000 layers.
+SERIES_SOURCE = "trex-mobilenet-qat"
+SERIES_COPIES = (14, 150, 750)
+SERIES_SUFFIXES = ("graph.json", "profile.json", "profile.metadata.json", "build.metadata.json")
+
+
+def series_name(copies: int) -> str:
+    """File name prefix of the engine made of ``copies`` copies of SERIES_SOURCE."""
+    return f"series{copies}"
+
+
+def _renamed(name: str, k: int, feed: dict[str, str]) -> str:
+    return feed.get(name, f"{name}.r{k}")
+
+
+def series(copies: int, out: Path = DEFAULT_OUT, engines: Path = DEFAULT_ENGINES,
+           source: str = SERIES_SOURCE) -> dict[str, Path]:
+    """Write ``source`` repeated ``copies`` times in series; return the files' paths.
+
+    Every layer (NoOps too) and tensor of copy ``k`` is renamed ``NAME.r{k}`` and copy ``k``'s
+    input is copy ``k-1``'s output (the first copy keeps the engine's input binding). The profile
+    repeats the real per-layer rows, renamed (percentages divided by ``copies``); the profile and
+    build metadata are the real files.
+    """
+    folder = engines / source
+    graph_path, profile_path = _only(folder, ".graph.json"), _only(folder, ".profile.json")
+    if graph_path is None or profile_path is None:
+        raise FileNotFoundError(f"{folder}: needs a .graph.json and a .profile.json")
+    with open(graph_path, encoding="utf-8") as f:
+        graph = json.load(f, strict=False)
+    with open(profile_path, encoding="utf-8") as f:
+        profile = json.load(f, strict=False)
+    first, last = graph["Bindings"][0], graph["Bindings"][-1]
+    layers: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = [r for r in profile if "name" not in r]  # {"count": N}
+    for k in range(copies):
+        feed = {first: first if k == 0 else f"{last}.r{k - 1}"}
+        for src in graph["Layers"]:
+            layer = dict(src, Name=f"{src['Name']}.r{k}")
+            for key in ("Inputs", "Outputs"):
+                layer[key] = [dict(t, Name=_renamed(t["Name"], k, feed)) for t in src.get(key, [])]
+            layers.append(layer)
+        rows.extend(dict(r, name=f"{r['name']}.r{k}", percentage=r.get("percentage", 0.0) / copies)
+                    for r in profile if "name" in r)
+    out.mkdir(parents=True, exist_ok=True)
+    files = {suffix: out / f"{series_name(copies)}.{suffix}" for suffix in SERIES_SUFFIXES}
+    write_records(files["profile.json"], rows)
+    for suffix in ("profile.metadata.json", "build.metadata.json"):
+        real = _only(folder, "." + suffix)
+        if real is not None:
+            files[suffix].write_bytes(real.read_bytes())
+        else:
+            files.pop(suffix)
+    write_graph(files["graph.json"], layers, [first, f"{last}.r{copies - 1}"])  # last: is_complete
+    return files
+
+
+def ensure_series(copies: list[int], out: Path = DEFAULT_OUT, engines: Path = DEFAULT_ENGINES,
+                  force: bool = False, log: Any = print) -> dict[int, str]:
+    """Generate the series engines that are missing; return their path prefixes."""
+    result = {}
+    for n in copies:
+        graph = out / f"{series_name(n)}.graph.json"
+        if force or not graph.is_file() or not _graph_complete(graph):
+            log(f"{series_name(n)}: generating {n} copies of {SERIES_SOURCE} in {out}")
+            series(n, out, engines)
+        result[n] = str(out / series_name(n))
+    return result
+
+
+def _graph_complete(graph: Path) -> bool:
+    """The graph file was written to its end (its last line holds the bindings)."""
+    with open(graph, "rb") as f:
+        f.seek(max(0, graph.stat().st_size - 4096))
+        return b'"Bindings"' in f.read()
+
+
 def ensure(sizes: list[int], out: Path = DEFAULT_OUT, engines: Path = DEFAULT_ENGINES,
            force: bool = False, log: Any = print) -> dict[int, dict[str, Path]]:
     """Generate the engines that are missing (or all with ``force``); return all paths."""
@@ -322,11 +401,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engines", type=Path, default=DEFAULT_ENGINES,
                         help="folder of real exports to replicate (default: $TREX_ENGINES_DIR "
                              "or ../shared/engines)")
+    parser.add_argument("--series", type=int, nargs="*", default=None, metavar="COPIES",
+                        help=f"instead: {SERIES_SOURCE} repeated COPIES times in series "
+                             f"(default {' '.join(map(str, SERIES_COPIES))})")
     parser.add_argument("--force", action="store_true", help="regenerate existing files")
     args = parser.parse_args(argv)
-    if any(n < 1 for n in args.sizes):
+    if any(n < 1 for n in args.sizes + (args.series or [])):
         parser.error("sizes must be positive")
-    ensure(args.sizes, args.out, args.engines, args.force)
+    if args.series is not None:
+        ensure_series(args.series or list(SERIES_COPIES), args.out, args.engines, args.force)
+    else:
+        ensure(args.sizes, args.out, args.engines, args.force)
     return 0
 
 

@@ -14,6 +14,7 @@ from ..model.plan import EnginePlan
 from ..safety import number_option, terminal_text
 from .options import add_profile_options, add_profiles_option, engine_labels, load_plans
 from .output import add_format_options, csv_options, csv_text, stdout_for, text_table, to_json, warn
+from .progress import progress
 
 _SHORT = 12  # longer display names become the engines' letters in text tables
 _EPILOG = """\
@@ -94,17 +95,25 @@ def _onnx_note(missing: list[str], names: list[str]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the comparison; 1 if the regression gate fails."""
-    plans, paths = load_plans(args.paths, args)
-    if len(plans) < 2:
-        raise InputError(None, "compare needs at least two engines (or --profiles on an engine "
-                               "with several optimisation profiles)")
-    labels = engine_labels(paths, plans, args.names)
-    names = labels
-    if args.format == "table" and max(len(n) for n in labels) > _SHORT:
-        names = [views.engine_letter(k) for k in range(len(plans))]  # the legend maps them
-    report = _report(plans, names, args)
-    if args.fail_if_slower is not None:
-        report["gate"] = views.check_regression(plans, args.fail_if_slower, args.metric, labels)
+    with progress("trex compare") as shown:
+        plans, paths = [], []
+        for path in args.paths:
+            shown.step(f"loading {path}")
+            found, origins = load_plans([path], args)
+            plans += found
+            paths += origins
+        if len(plans) < 2:
+            raise InputError(None, "compare needs at least two engines (or --profiles on an engine "
+                                   "with several optimisation profiles)")
+        shown.layers(sum(len(plan.df) for plan in plans))
+        labels = engine_labels(paths, plans, args.names)
+        names = labels
+        if args.format == "table" and max(len(n) for n in labels) > _SHORT:
+            names = [views.engine_letter(k) for k in range(len(plans))]  # the legend maps them
+        shown.step(f"aligning the layers of {len(plans)} engines")
+        report = _report(plans, names, args)
+        if args.fail_if_slower is not None:
+            report["gate"] = views.check_regression(plans, args.fail_if_slower, args.metric, labels)
     gate = report["gate"]
     out = stdout_for(args.format)
     note = _onnx_note(report["onnx_without_metadata"], names)

@@ -12,6 +12,7 @@ from ..model.plan import EnginePlan
 from ..safety import number_option
 from .options import add_profile_options
 from .output import warn
+from .progress import Progress, progress
 
 
 def parse_beam(value: str) -> tuple[str, int]:
@@ -81,9 +82,17 @@ def load(args: argparse.Namespace) -> EnginePlan:
 
 
 def run(args: argparse.Namespace) -> int:
+    with progress("trex draw") as shown:
+        shown.step(f"loading {args.path}")
+        plan = load(args)
+        shown.layers(len(plan.df))
+        shown.clear()
+        return _draw(args, plan, shown)
+
+
+def _draw(args: argparse.Namespace, plan: EnginePlan, shown: Progress) -> int:
     from .. import graph
 
-    plan = load(args)
     for warning in plan.warnings:
         warn(plan.name, warning)
     if args.display_constant and not (args.display_regions or args.display_region_names):
@@ -118,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         display_metadata=args.display_metadata,
         display_region_names=args.display_region_names,
     )
+    shown.step(f"laying out and drawing {len(target.all_layers):,} layers")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -127,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputError(args.output or os.getcwd(), f"cannot write the drawing: {exc.strerror}"
                          ) from None
+    shown.clear()
     how = {"dot": "Graphviz dot", "layered": "trex layered layout", "source": "DOT source"}
     print(f"Created file://{result.path} ({result.nodes} nodes, {result.edges} edges, "
           f"{how[result.method]}, {result.seconds:.2f} s)")

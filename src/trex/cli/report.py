@@ -10,6 +10,7 @@ from ..model.plan import EnginePlan
 from ..safety import safe_filename
 from .options import add_profile_options, engine_labels
 from .output import warn
+from .progress import progress
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -45,18 +46,24 @@ def run(args: argparse.Namespace) -> int:
     from ..html_report import write_report
 
     start = time.perf_counter()
-    plans = [EnginePlan.from_path(p, profile_id=args.profile_id, profile_run=args.profile_run)
-             for p in args.paths]
-    labels = engine_labels(args.paths, plans, args.names)
-    for label, plan in zip(labels, plans):
-        for warning in plan.warnings:
-            warn(label, warning)
-    try:
-        result = write_report(plans, args.output or default_output(labels), labels=labels,
-                              title=args.title, gpu=args.gpu, exact_matching=not args.loose,
-                              paths=list(args.paths))
-    except ImportError as exc:
-        raise InputError(None, str(exc)) from None
+    with progress("trex report") as shown:
+        plans = []
+        for path in args.paths:
+            shown.step(f"loading {path}")
+            plans.append(EnginePlan.from_path(path, profile_id=args.profile_id,
+                                              profile_run=args.profile_run))
+        shown.layers(sum(len(plan.df) for plan in plans))
+        labels = engine_labels(args.paths, plans, args.names)
+        shown.clear()
+        for label, plan in zip(labels, plans):
+            for warning in plan.warnings:
+                warn(label, warning)
+        try:
+            result = write_report(plans, args.output or default_output(labels), labels=labels,
+                                  title=args.title, gpu=args.gpu, exact_matching=not args.loose,
+                                  paths=list(args.paths), progress=shown)
+        except ImportError as exc:
+            raise InputError(None, str(exc)) from None
     what = f"{result.engines} engines" if result.engines > 1 else "1 engine"
     print(f"Created file://{result.path} ({what}, {result.layers} layers, "
           f"{result.bytes / 1e6:.1f} MB, {time.perf_counter() - start:.2f} s)")

@@ -66,10 +66,29 @@ def _pen(value: Any) -> float:
         return 1.0
 
 
+def _routes(layout: Any, sizes: list[tuple[float, float]], ends: list[tuple[int, int]]
+            ) -> tuple[list[list[float]], list[int]]:
+    """Edge routes as flat point lists without the two end points where they are the default
+    ports (bottom centre of the source, top centre of the target), and the edges whose route is
+    written whole (other ports, self loops)."""
+    x, y = layout.x, layout.y
+    routes, full = [], []
+    for j, (route, (s, t)) in enumerate(zip(layout.routes, ends)):
+        if (len(route) >= 2 and abs(route[0][0] - x[s]) < 0.05 and abs(route[-1][0] - x[t]) < 0.05
+                and abs(route[0][1] - (y[s] + sizes[s][1] / 2)) < 0.05
+                and abs(route[-1][1] - (y[t] - sizes[t][1] / 2)) < 0.05):
+            route = route[1:-1]
+        else:
+            full.append(j)
+        routes.append([round(v, 1) for point in route for v in point])
+    return routes, full
+
+
 def graph_payload(plan: EnginePlan) -> dict[str, Any]:
     """Nodes (centre, size, kind, df row, label rows, fills), edges (ends, route, colour, dash).
 
-    Label rows are indices into ``nodes["text"]`` (each distinct row text once)."""
+    Label rows are indices into ``nodes["text"]`` (each distinct row text once); routes leave
+    out their default end points (see :func:`_routes`)."""
     with gc_paused():
         graph = DotGraph(plan, _fill_formatter, layer_node_renderer=_no_label,
                          display_edge_details=False)
@@ -109,11 +128,11 @@ def graph_payload(plan: EnginePlan) -> dict[str, Any]:
         pen.append(_pen(attrs.get("penwidth", 1)))
         name_col.append(None if row >= 0 else str(node.name))
 
-    edge_color, edge_dash, routes = [], [], []
-    for edge, route in zip(graph.edges, layout.routes):
+    edge_color, edge_dash = [], []
+    for edge in graph.edges:
         edge_color.append(palette(edge.attrs.get("color"), "black"))
         edge_dash.append(1 if edge.attrs.get("style") == "dashed" else 0)
-        routes.append([round(v, 1) for point in route for v in point])
+    routes, full = _routes(layout, sizes, ends)
 
     tensors = {}
     for i, node in enumerate(nodes):
@@ -146,6 +165,7 @@ def graph_payload(plan: EnginePlan) -> dict[str, Any]:
             "color": edge_color,
             "dash": edge_dash,
             "route": routes,
+            "full": full,
         },
         "dropped_edges": graph.dropped_edges,
     }

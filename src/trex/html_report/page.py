@@ -18,7 +18,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -161,18 +161,22 @@ def write_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
                  output: str | os.PathLike, labels: Sequence[str] | None = None,
                  title: str | None = None, gpu: str | None = None, exact_matching: bool = True,
                  profile_id: int | None = None, profile_run: int | None = None,
-                 paths: Sequence[str] | None = None) -> ReportResult:
+                 paths: Sequence[str] | None = None,
+                 progress: Callable[[str], None] | None = None) -> ReportResult:
     """Write the report of ``sources`` (plans or paths) to ``output``; see :func:`build_report`.
 
     ``paths`` are shown as the engines' locations (default: the paths given, or the plans'
-    layer-information files)."""
+    layer-information files); ``progress`` is told each step (``trex report`` shows them)."""
     start = time.perf_counter()
     if isinstance(sources, (EnginePlan, str, os.PathLike)):
         sources = [sources]
     plans = load_plans(sources, profile_id, profile_run)
     if paths is None:
         paths = [os.fspath(s) if not isinstance(s, EnginePlan) else s.graph_file for s in sources]
-    payload, details = report_payload(plans, labels, paths, title, gpu, exact_matching)
+    payload, details = report_payload(plans, labels, paths, title, gpu, exact_matching,
+                                      progress=progress)
+    if progress is not None:
+        progress("writing the page")
     text = render_html(payload, details)
     path = os.path.abspath(os.fspath(output))
     data = text.encode("utf-8")

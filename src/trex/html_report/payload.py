@@ -15,8 +15,9 @@ JSDoc types (``assets/js/00-types.js``) describe the JSON.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,15 @@ from .columns import coded, coded_lists
 from .details import FINDING_COLUMNS, Findings, LayerDetails
 
 SCHEMA_VERSION = 2
+Progress = Callable[[str], None]  # told each step of a long report (``trex report`` shows them)
+
+
+def _quiet(_step: str) -> None:
+    """No progress shown."""
+
+
+def _prefixed(progress: Progress, label: str, step: str) -> None:
+    progress(f"{label}: {step}")
 
 
 # ------------------------------------------------------------------ JSON-ready values
@@ -175,13 +185,16 @@ def timings_payload(plan: EnginePlan) -> dict[str, Any]:
 
 
 def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None = None,
-                   figures: bool = True) -> tuple[dict[str, Any], LayerDetails]:
-    """(the engine's page data, its per-layer details)."""
+                   figures: bool = True, progress: Progress | None = None
+                   ) -> tuple[dict[str, Any], LayerDetails]:
+    """(the engine's page data, its per-layer details); ``progress`` is told each step."""
+    step = progress or _quiet
     from ..onnx_map import latency_by_onnx_op
     from ..summary import latency_by_precision, latency_by_type, tactic_summary
     from .graphdata import graph_payload
 
     names = strings(plan.df["Name"].tolist())
+    step("summary and layer columns")
     data: dict[str, Any] = {
         "name": str(plan.name),
         "label": str(label),
@@ -198,26 +211,32 @@ def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None
         "by_precision": frame(latency_by_precision(plan)),
         "tactics": frame(tactic_summary(plan, group_tactics=True, sort_key="latency")),
         "onnx_ops": frame(latency_by_onnx_op(plan)),
-        "graph": graph_payload(plan),
-        "lint": lint_payload(plan, names),
-        "roofline": roofline_payload(plan, gpu),
-        "timings": timings_payload(plan),
-        "figures": {},
     }
+    step(f"laying out the graph of {len(names):,} layers")
+    data["graph"] = graph_payload(plan)
+    step("linters")
+    data["lint"] = lint_payload(plan, names)
+    step("roofline and timings")
+    data["roofline"] = roofline_payload(plan, gpu)
+    data["timings"] = timings_payload(plan)
+    data["figures"] = {}
     if figures:
         from .figures import engine_figures
 
+        step("charts")
         data["figures"] = engine_figures(plan)
+    step("layer details")
     return data, layer_details(plan)
 
 
 # ------------------------------------------------------------------ several engines
 def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_matching: bool = True,
-                       figures: bool = True) -> dict[str, Any]:
+                       figures: bool = True, progress: Progress | None = None) -> dict[str, Any]:
     """The comparison views of :mod:`trex.compare` for the engines, in order (the first is the base)."""
     from .. import compare
 
     names = list(names)
+    (progress or _quiet)(f"comparing {len(plans)} engines")
     alignment = compare.align_plans(plans, exact_matching, names)
     layers = compare.compare_layers(plans, names, exact_matching, alignment)
     onnx = compare.compare_onnx_nodes(plans, names)
@@ -251,8 +270,8 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
 
 def report_payload(plans: Sequence[EnginePlan], labels: Sequence[str] | None = None,
                    paths: Sequence[str] | None = None, title: str | None = None,
-                   gpu: str | None = None, exact_matching: bool = True, figures: bool = True
-                   ) -> tuple[dict[str, Any], list[LayerDetails]]:
+                   gpu: str | None = None, exact_matching: bool = True, figures: bool = True,
+                   progress: Progress | None = None) -> tuple[dict[str, Any], list[LayerDetails]]:
     """(page data, per-engine layer details) for one engine or a comparison of several."""
     from .. import __version__
 
@@ -264,7 +283,10 @@ def report_payload(plans: Sequence[EnginePlan], labels: Sequence[str] | None = N
     paths = list(paths) if paths is not None else [getattr(p, "graph_file", "") for p in plans]
     engines, details = [], []
     for plan, label, path in zip(plans, labels, paths):
-        data, det = engine_payload(plan, label, path, gpu, figures)
+        tell = progress
+        if progress is not None and len(plans) > 1:
+            tell = functools.partial(_prefixed, progress, label)
+        data, det = engine_payload(plan, label, path, gpu, figures, tell)
         engines.append(data)
         details.append(det)
     payload: dict[str, Any] = {
@@ -272,7 +294,7 @@ def report_payload(plans: Sequence[EnginePlan], labels: Sequence[str] | None = N
         "generator": f"trex {__version__}",
         "title": title or (labels[0] if len(labels) == 1 else " vs ".join(labels)),
         "engines": engines,
-        "comparison": comparison_payload(plans, labels, exact_matching, figures)
+        "comparison": comparison_payload(plans, labels, exact_matching, figures, progress)
         if len(plans) > 1 else None,
         "colors": _colors(),
     }

@@ -77,8 +77,10 @@
  *   fill: {type: number[], precision: number[], latency: number[]}, stroke: number[], pen: number[],
  *   tensor: Object<string, Tensor>}} nodes  `row` is the plan.df row (-1: not a layer); `rows` are
  *   the label rows, indices into `text`; kind: 0 layer, 1 tensor region, 2 constant, 3 sync
- * @property {{src: number[], dst: number[], color: number[], dash: number[], route: number[][]}} edges
- *   `route` is the flat list x0, y0, x1, y1, ... of each edge's points
+ * @property {{src: number[], dst: number[], color: number[], dash: number[], route: number[][],
+ *   full: number[]}} edges  `route` is the flat list x0, y0, x1, y1, ... of each edge's points
+ *   between its ends (bottom centre of the source, top centre of the target), or all of its points
+ *   for the edges listed in `full`
  * @property {number} dropped_edges
  */
 

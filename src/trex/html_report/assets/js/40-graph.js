@@ -20,9 +20,16 @@ class GraphView {
     N.row.forEach((r, i) => { if (r >= 0 && this.nodeOfRow[r] < 0) this.nodeOfRow[r] = i; });
     const E = this.g.edges;
     const m = E.src.length;
+    const full = new Set(E.full);
+    /** Every edge's points x0, y0, x1, y1, ... (the payload leaves out the default end points). @type {number[][]} */
+    this.routes = new Array(m);
     this.bbox = new Float64Array(m * 4);
     for (let j = 0; j < m; j++) {
-      const p = E.route[j];
+      const s = E.src[j];
+      const t = E.dst[j];
+      const p = full.has(j) ? E.route[j]
+        : [this.X[s], r1(this.Y[s] + this.H[s] / 2), ...E.route[j], this.X[t], r1(this.Y[t] - this.H[t] / 2)];
+      this.routes[j] = p;
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
       for (let q = 0; q < p.length; q += 2) {
         x0 = Math.min(x0, p[q]); x1 = Math.max(x1, p[q]);
@@ -264,7 +271,7 @@ class GraphView {
     for (let j = 0; j < m; j++) {
       const b = j * 4;
       if (this.bbox[b + 2] < x0 || this.bbox[b] > x1 || this.bbox[b + 3] < y0 || this.bbox[b + 1] > y1) continue;
-      const p = E.route[j];
+      const p = this.routes[j];
       if (p.length < 4) continue;
       const key = E.color[j] * 2 + E.dash[j];
       let g = groups.get(key);
@@ -343,7 +350,7 @@ class GraphView {
       const E = this.g.edges;
       const parts = [];
       for (let j = 0; j < E.src.length; j++) {
-        if ((E.src[j] === sel || E.dst[j] === sel) && E.route[j].length >= 4) parts.push(routePath(E.route[j]));
+        if ((E.src[j] === sel || E.dst[j] === sel) && this.routes[j].length >= 4) parts.push(routePath(this.routes[j]));
       }
       if (parts.length) frag.append(svgEl('path', { class: 'halo-edge', d: parts.join('') }));
       const row = this.g.nodes.row[sel];
@@ -457,6 +464,10 @@ class GraphView {
   }
 }
 
+/** @param {number} v rounded to 0.1 (as the payload's coordinates) */
+function r1(v) { return Math.round(v * 10) / 10; }
+
+/** @param {number[]} p */
 function routePath(p) {
   let d = `M${p[0]},${p[1]}`;
   for (let q = 2; q < p.length; q += 2) {
