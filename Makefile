@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # A pandas requirement for the main venv, e.g. PANDAS="pandas>=2,<3" (CI's matrix); default: newest.
 PANDAS ?=
 
-.PHONY: setup demo test test-pandas2 package-check notebooks lint bench clean
+.PHONY: setup demo test test-pandas2 package-check notebooks lint typecheck bench clean
 
 $(BIN)/trex: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,8 @@ demo: setup  ## summary, reformat linters and two HTML reports of NVIDIA's ResNe
 test: setup  ## ruff, the whole test suite, the package check, then the suite on pandas 2
 	$(BIN)/ruff check src tests bench examples notebooks/*.py .ci
 	$(BIN)/mypy
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory typecheck; \
+	else echo "npm not found: the report page's script is not type-checked"; fi
 	$(BIN)/python -m pytest -q
 	$(MAKE) --no-print-directory package-check
 	$(MAKE) --no-print-directory test-pandas2
@@ -49,11 +51,21 @@ lint: setup
 	$(BIN)/ruff check src tests bench examples notebooks/*.py .ci
 	$(BIN)/mypy
 
+# The HTML report's script (src/trex/html_report/assets/js) checked by TypeScript (pinned in
+# package.json): tsc --noEmit --allowJs --checkJs over its JSDoc types.
+node_modules/.bin/tsc: package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	@touch $@
+
+typecheck: node_modules/.bin/tsc
+	node_modules/.bin/tsc -p tsconfig.json --noEmit --allowJs --checkJs
+	@echo "typecheck: the report page's script passes tsc"
+
 bench: setup  ## load, draw, compare and report benchmarks on generated 1k/10k/50k-layer engines
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/bench_draw.py
 	$(BIN)/python bench/bench_compare.py
-	$(BIN)/python bench/bench_report.py
+	$(BIN)/python bench/bench_report.py  # 1k/10.8k/54k layers beside TREx: load, draw, report, browser
 
 clean:
-	rm -rf $(VENV) .venv-pandas2 build dist *.egg-info bench/data out .pytest_cache .ruff_cache .hypothesis
+.PHONY: setup demo test test-pandas2 package-check notebooks lint typecheck bench clean

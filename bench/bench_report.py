@@ -1,21 +1,23 @@
-"""Benchmark ``trex report`` on generated engines: generation time and time to interactive in Chromium.
+"""Benchmark at LLM scale: load, draw, ``trex report`` and the report in Chromium, beside TREx.
 
-``python bench/bench_report.py [--sizes 1000 10000] [--runs 3] [--chromium /usr/bin/chromium]``
+``python bench/bench_report.py [--copies 14 150 750] [--runs 3] [--no-trex] [--trex-timeout 120]``
 
-For each size:
+The engines are the issue's plan shape: trex-mobilenet-qat (TREx's own test engine) repeated in
+series 14, 150 and 750 times, i.e. 1,008, 10,800 and 54,000 layers (``generate.py --series``).
+For each, in fresh processes (median of ``--runs``):
 
-* generation: the wall time of ``trex report ENGINE -o out.html`` in a fresh process (interpreter
-  start, imports, loading, graph layout, linters, roofline, figures, writing), and its stages
-  measured in a worker process;
-* browser (Chromium through Playwright, a new profile per run, the page opened from ``file://``):
-  ``ready`` is when the page has drawn its first view (its own timestamp, from navigation start);
-  ``interactive`` is the wall time from navigation until a first interaction has completed: search
-  the layer table for a layer's name, click its row, see its details and its node selected in the
-  graph. It is measured opening the report on the overview (the default: plotly.js runs there at
-  once for its charts) and on the layer table and graph (``#tab=layers``).
+* load: ``EnginePlan`` of the engine's files after ``import trex``, and its peak RSS (VmHWM);
+* draw: after loading, the SVG drawing ``trex draw`` makes (``graph.draw_plan``);
+* report: the wall time of ``trex report ENGINE -o out.html`` (interpreter start included) and
+  the page's size; the time of each of its steps comes from its progress callback;
+* interactive: Chromium (Playwright, a new profile per run, ``file://``) from navigation until a
+  search of the layer table found one layer, its row was clicked and its details and graph
+  selection are shown; opening on the overview and on ``#tab=layers`` (the worse is checked).
 
-Targets (the issue): 10,000 layers generated in <= 10 s and interactive within 5 s of opening.
-Missing engines are generated first (``generate.py``). The exit code is 0 even when a target is missed.
+NVIDIA's TREx is measured in the same run (load and its to_dot/render_dot drawing, one run each,
+a drawing stopped after ``--trex-timeout`` s) in a venv built once under bench/data
+(``trex_reference.py`` says which release and why). The issue's targets are printed as met or
+missed; the exit code is 0 either way.
 """
 
 from __future__ import annotations
@@ -24,71 +26,98 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import generate
-from common import layer_names, prefix, text_table, timed_cli, worker_runs
+import trex_reference
+from common import layer_names, text_table
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
-DEFAULT_SIZES = (1000, 10000)
-GENERATE_TARGET = {10000: 10.0}  # seconds, end to end
-INTERACTIVE_TARGET = {10000: 5.0}  # seconds from navigation
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
+# The issue's targets by layer count: seconds, MB.
+TARGETS: dict[int, dict[str, float]] = {
+    10800: {"load": 0.35, "peak": 200.0, "report": 3.0, "size": 8.0, "interactive": 2.0},
+    54000: {"load": 1.5, "report": 15.0, "size": 30.0},
+}
 
 
-def worker(n: int, data: Path, out: str) -> dict:
-    """Time each stage of one report in this (fresh) process."""
-    t0 = time.perf_counter()
+# ------------------------------------------------------------------ trex, in fresh processes
+def worker(prefix: str, draw_to: str | None) -> dict:
+    """Load (and draw) one engine in this fresh process."""
     import warnings
 
-    import trex
-    from trex.html_report import payload as P
-    from trex.html_report.figures import engine_figures
-    from trex.html_report.graphdata import graph_payload
-    from trex.html_report.page import render_html
-
     warnings.simplefilter("ignore")
+    t0 = time.perf_counter()
+    import trex
+
     t1 = time.perf_counter()
-    plan = trex.EnginePlan.from_path(prefix(data, n))
+    plan = trex.EnginePlan.from_path(prefix)
     t2 = time.perf_counter()
-    stages = {}
-    index = {name: i for i, name in enumerate(plan.df["Name"])}
-    for key, fn in (("graph", lambda: graph_payload(plan)),
-                    ("lint", lambda: P.lint_payload(plan, index)),
-                    ("roofline", lambda: P.roofline_payload(plan)),
-                    ("figures", lambda: engine_figures(plan)),
-                    ("columns", lambda: P.layer_columns(plan)),
-                    ("details", lambda: P.layer_details(plan))):
-        start = time.perf_counter()
-        fn()
-        stages[key] = time.perf_counter() - start
-    t3 = time.perf_counter()
-    payload, details = P.report_payload([plan])
-    t4 = time.perf_counter()
-    text = render_html(payload, details)
-    Path(out).write_text(text, encoding="utf-8")
-    t5 = time.perf_counter()
-    return {"layers": len(plan.df), "import": t1 - t0, "load": t2 - t1, "payload": t4 - t3,
-            "render": t5 - t4, **stages}
+    result = {"import": t1 - t0, "load": t2 - t1, "layers": len(plan.df), "peak": _peak_mb()}
+    if draw_to:
+        from trex.graph import draw_plan
 
-
-def generation(n: int, data: Path, runs: int, out: str) -> dict:
-    ends = [timed_cli("report", prefix(data, n), "-o", out) for _ in range(runs)]
-    stages = worker_runs(__file__, n, data, out + ".worker.html", runs)
-    result = {key: statistics.median(s[key] for s in stages) for key in stages[0] if key != "layers"}
-    result.update(layers=stages[0]["layers"], end_to_end=statistics.median(ends),
-                  html_mb=os.path.getsize(out) / 1e6)
+        drawn = draw_plan(plan, draw_to, "svg", display_forking_regions=True,
+                          display_region_reuse=True, display_edge_details=False)
+        result.update(draw=time.perf_counter() - t2, method=drawn.method)
     return result
 
 
-def _poll(page, expression: str, arg=None, timeout: float = 60.0):
-    """Wait until ``expression`` is truthy (each evaluation also waits for the page's main thread;
-    page.wait_for_function cannot be used: the report's Content-Security-Policy forbids eval)."""
+def _peak_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _run_worker(prefix: str, draw_to: str | None) -> dict:
+    args = [sys.executable, __file__, "--worker", prefix] + (["--draw-to", draw_to] if draw_to else [])
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"worker failed on {prefix}: {proc.stderr.strip()[-500:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _report_steps(prefix: str, out: str) -> dict:
+    """Seconds per step of one report (its progress callback), in this fresh process."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    marks = [("import", time.perf_counter())]
+    from trex.html_report import write_report
+
+    marks.append(("load", time.perf_counter()))
+    write_report([prefix], out, progress=lambda step: marks.append((step, time.perf_counter())))
+    marks.append(("end", time.perf_counter()))
+    return {name: round(marks[i + 1][1] - t, 3) for i, (name, t) in enumerate(marks[:-1])}
+
+
+def report_times(prefix: str, out: str, runs: int) -> dict:
+    walls = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "trex", "report", prefix, "-o", out],
+                              capture_output=True, text=True)
+        walls.append(time.perf_counter() - start)
+        if proc.returncode != 0:
+            raise RuntimeError(f"trex report failed: {proc.stderr.strip()[-500:]}")
+    steps = subprocess.run([sys.executable, __file__, "--steps", prefix, "--out", out + ".w.html"],
+                           capture_output=True, text=True, check=True)
+    return {"report": statistics.median(walls), "size": os.path.getsize(out) / 1e6,
+            "steps": json.loads(steps.stdout.strip().splitlines()[-1])}
+
+
+# ------------------------------------------------------------------ the browser
+def _poll(page, expression: str, arg=None, timeout: float = 120.0):
+    """Wait until ``expression`` is truthy (page.wait_for_function uses eval, which the page's
+    Content-Security-Policy forbids)."""
     deadline = time.monotonic() + timeout
     while True:
         value = page.evaluate(expression, arg)
@@ -103,13 +132,12 @@ def open_and_interact(browser, path: Path, tab: str, name: str, row: int) -> dic
     """Open the report in a new profile; time its first view and a first interaction."""
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     page = context.new_page()
-    errors = []
+    errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     start = time.perf_counter()
     page.goto(path.as_uri() + f"#tab={tab}", wait_until="commit")
     _poll(page, "() => !!window.trexReady")
-    responsive = time.perf_counter() - start
     ready = page.evaluate("() => window.trexReady") / 1000.0
     if tab != "layers":
         page.click("#tabbtn-layers")
@@ -121,77 +149,140 @@ def open_and_interact(browser, path: Path, tab: str, name: str, row: int) -> dic
         return d && s && s.getAttribute('data-layer') === String(row); }""", row)
     interactive = time.perf_counter() - start
     context.close()
-    return {"ready": ready, "responsive": responsive, "interactive": interactive,
-            "errors": len(errors)}
+    return {"ready": ready, "interactive": interactive, "errors": len(errors)}
 
 
-def browser_times(path: Path, n: int, data: Path, runs: int, chromium: str) -> dict:
+def browser_times(path: Path, prefix: str, runs: int, chromium: str) -> dict:
     from playwright.sync_api import sync_playwright
 
-    names = layer_names(prefix(data, n))
+    names = layer_names(prefix)
     row = len(names) * 2 // 3  # a layer deep in the engine
-    out: dict[str, list[dict]] = {"overview": [], "layers": []}
+    samples: dict[str, list[dict]] = {"overview": [], "layers": []}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         version = browser.version
         for _ in range(runs):
-            for tab in out:
-                out[tab].append(open_and_interact(browser, path, tab, names[row], row))
+            for tab, found in samples.items():
+                found.append(open_and_interact(browser, path, tab, names[row], row))
         browser.close()
-    result = {"chromium": version}
-    for tab, samples in out.items():
-        for key in ("ready", "responsive", "interactive"):
-            result[f"{tab}_{key}"] = statistics.median(s[key] for s in samples)
-        result[f"{tab}_errors"] = max(s["errors"] for s in samples)
+    out: dict = {"chromium": version}
+    for tab, found in samples.items():
+        out[f"{tab}_ready"] = statistics.median(s["ready"] for s in found)
+        out[f"{tab}_interactive"] = statistics.median(s["interactive"] for s in found)
+        out["errors"] = out.get("errors", 0) + max(s["errors"] for s in found)
+    out["interactive"] = max(out["overview_interactive"], out["layers_interactive"])
+    return out
+
+
+# ------------------------------------------------------------------ one size, the table
+def measure(copies: int, args: argparse.Namespace, trex_python: Path | None, tmp: str) -> dict:
+    prefix = str(args.data / generate.series_name(copies))
+    loads = [_run_worker(prefix, None) for _ in range(args.runs)]
+    draws = [_run_worker(prefix, os.path.join(tmp, f"s{copies}.svg")) for _ in range(args.runs)]
+    result = {"layers": loads[0]["layers"], "load": statistics.median(r["load"] for r in loads),
+              "peak": max(r["peak"] for r in loads),
+              "draw": statistics.median(r["draw"] for r in draws), "method": draws[0]["method"]}
+    print(f"{generate.series_name(copies)}: trex report ...", flush=True)
+    out = os.path.join(tmp, f"s{copies}.html")
+    result.update(report_times(prefix, out, args.runs))
+    if not args.no_browser:
+        print(f"{generate.series_name(copies)}: Chromium ...", flush=True)
+        result.update(browser_times(Path(out), prefix, args.runs, args.chromium))
+    if trex_python is not None:
+        print(f"{generate.series_name(copies)}: {trex_reference.LABEL} ...", flush=True)
+        result["TREx"] = trex_reference.measure(trex_python, prefix, True,
+                                                os.path.join(tmp, f"trex{copies}"), args.trex_timeout)
     return result
 
 
-def table(results: list[dict], runs: int, chromium: str) -> str:
-    head = ("layers", "HTML MB", "load s", "graph s", "lint s", "figures s", "render s",
-            "generate s", "target", "ready s", "interactive s (overview / layers)", "target",
-            "verdict")
+def _cell(value: float | None, unit: str, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f} {unit}"
+
+
+def _ratio(theirs: float | None, ours: float | None, floor: bool = False) -> str:
+    if theirs is None or not ours:
+        return "-"
+    return f"{'>= ' if floor else ''}{theirs / ours:.1f}x"
+
+
+def table(results: list[dict], trex_note: str) -> str:
+    head = ("layers", "measure", "trex", "TREx", "TREx / trex", "target", "")
     rows = []
     for r in results:
-        g_target = GENERATE_TARGET.get(r["layers"])
-        i_target = INTERACTIVE_TARGET.get(r["layers"])
-        worst = max(r["overview_interactive"], r["layers_interactive"])
-        ok = ((g_target is None or r["end_to_end"] <= g_target)
-              and (i_target is None or worst <= i_target)
-              and not r["overview_errors"] and not r["layers_errors"])
-        rows.append((f"{r['layers']:,}", f"{r['html_mb']:.1f}", f"{r['load']:.2f}",
-                     f"{r['graph']:.2f}", f"{r['lint']:.2f}", f"{r['figures']:.2f}",
-                     f"{r['render']:.2f}", f"{r['end_to_end']:.2f}",
-                     f"<= {g_target:g} s" if g_target else "-",
-                     f"{min(r['overview_ready'], r['layers_ready']):.2f}",
-                     f"{r['overview_interactive']:.2f} / {r['layers_interactive']:.2f}",
-                     f"<= {i_target:g} s" if i_target else "-", "ok" if ok else "MISSED"))
-    return text_table(f"trex report -> HTML, then Chromium {results[0].get('chromium', '?')} "
-                      f"({chromium}), median of {runs} run(s), {os.cpu_count()} CPUs", head, rows)
+        ref = r.get("TREx") or {}
+        targets = TARGETS.get(r["layers"], {})
+        timeout = ref.get("draw_timeout")
+        theirs_draw = ref.get("draw") if not timeout else timeout
+        lines = [
+            ("load (after import)", r["load"], "s", ref.get("load"), "load", False),
+            ("peak memory of a load", r["peak"], "MB", ref.get("peak_mb"), "peak", False),
+            (f"draw SVG ({r['method']})", r["draw"], "s", theirs_draw, None, bool(timeout)),
+            ("trex report (end to end)", r["report"], "s", None, "report", False),
+            ("report size", r["size"], "MB", None, "size", False),
+        ]
+        if "interactive" in r:
+            lines.append(("interactive in Chromium", r["interactive"], "s", None, "interactive", False))
+        for k, (what, ours, unit, theirs, key, floor) in enumerate(lines):
+            target = targets.get(key) if key else None
+            verdict = "" if target is None else ("met" if ours <= target else "MISSED")
+            theirs_text = "-" if theirs is None else (f"> {theirs:.0f} s (stopped)" if floor
+                                                      else _cell(theirs, unit))
+            rows.append((f"{r['layers']:,}" if k == 0 else "", what, _cell(ours, unit, 3 if unit == "s"
+                         and ours < 1 else 2 if unit == "s" else 1), theirs_text,
+                         _ratio(theirs, ours, floor) if unit == "s" or key == "peak" else "-",
+                         "-" if target is None else f"<= {target:g} {unit}", verdict))
+    title = (f"trex vs {trex_reference.LABEL if not trex_note else 'TREx (skipped)'}: "
+             f"trex-mobilenet-qat repeated in series, median of the runs, {os.cpu_count()} CPUs")
+    return text_table(title, head, rows) + (f"\n{trex_note}" if trex_note else "")
+
+
+def details(results: list[dict]) -> str:
+    lines = []
+    for r in results:
+        steps = ", ".join(f"{k} {v:.2f}" for k, v in r["steps"].items())
+        lines.append(f"{r['layers']:,} layers, trex report steps (s): {steps}")
+        if "interactive" in r:
+            lines.append(f"{r['layers']:,} layers, Chromium {r['chromium']}: ready "
+                         f"{r['overview_ready']:.2f} / {r['layers_ready']:.2f} s, interactive "
+                         f"{r['overview_interactive']:.2f} / {r['layers_interactive']:.2f} s "
+                         f"(opened on the overview / the layer table), {r['errors']} page errors")
+        ref = r.get("TREx") or {}
+        if "error" in ref:
+            lines.append(f"{r['layers']:,} layers: TREx failed: {ref['error']}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES))
+    parser.add_argument("--copies", type=int, nargs="+", default=list(generate.SERIES_COPIES))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--chromium", default=os.environ.get("TREX_CHROMIUM", "/usr/bin/chromium"))
-    parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--no-trex", action="store_true", help="do not measure NVIDIA's TREx")
+    parser.add_argument("--trex-timeout", type=float, default=120.0,
+                        help="seconds for one TREx load and drawing (default 120)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--steps", help=argparse.SUPPRESS)
+    parser.add_argument("--draw-to", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.worker, args.data, args.out)))
+        print(json.dumps(worker(args.worker, args.draw_to)))
         return 0
-    generate.ensure(args.sizes, args.data, log=lambda m: print(m, flush=True))
+    if args.steps:
+        print(json.dumps(_report_steps(args.steps, args.out)))
+        return 0
+    generate.ensure_series(args.copies, args.data, log=lambda m: print(m, flush=True))
+    trex_python, note = (None, "TREx skipped (--no-trex)") if args.no_trex else \
+        trex_reference.ensure(args.data, log=lambda m: print(m, flush=True))
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        for n in args.sizes:
-            out = os.path.join(tmp, f"bench{n}.report.html")
-            print(f"bench{n}: generating the report ...", flush=True)
-            result = generation(n, args.data, args.runs, out)
-            print(f"bench{n}: opening it in Chromium ...", flush=True)
-            result.update(browser_times(Path(out), n, args.data, args.runs, args.chromium))
-            results.append(result)
-    print(table(results, args.runs, args.chromium))
+        for copies in args.copies:
+            results.append(measure(copies, args, trex_python, tmp))
+    print()
+    print(table(results, note))
+    print(details(results))
     return 0
 
 
