@@ -333,3 +333,59 @@ def test_large_engine_report_holds_every_layer(engines, tmp_path):
     prefix = generated_engine(engines, tmp_path / "data", 1000)
     result = write_report(str(prefix), tmp_path / "r.html")
     assert result.layers == 1000
+
+
+# ------------------------------------------------------------------------------- compact data
+def test_plotly_bundle_holds_every_trace_the_report_draws(engines, mobilenet):
+    from trex.html_report.page import plotly_js, plotly_version
+
+    plans = [trex.EnginePlan.from_path(engines / f"a100-resnet18-{p}") for p in ("fp16", "qat")]
+    payload, _ = report_payload(plans, ["fp16", "qat"])
+    figures = [f for e in payload["engines"] for f in e["figures"].values()]
+    figures += list(payload["comparison"]["figures"].values())
+    used = {t.get("type", "scatter") for f in figures for t in f["figure"]["data"]}
+    # the page's own figures (per-layer charts, roofline, aligned latencies)
+    page_js = "".join(asset(f"js/{name}") for name in ("65-layer-figures.js", "85-compare.js"))
+    used |= set(re.findall(r"type: '(bar|scatter|pie|histogram|sunburst|heatmap|box)'", page_js))
+    assert {"bar", "scatter", "pie", "histogram", "sunburst"} <= used
+    bundle = plotly_version()
+    assert used <= set(bundle["traces"])
+    assert f"plotly.js v{bundle['plotly.js']}" in plotly_js()[:200]
+    assert len(plotly_js()) < 2_000_000  # the partial bundle, not plotly.min.js (4.8 MB)
+
+
+def test_compact_details_and_findings_decode_to_the_plain_rows(mobilenet):
+    from trex.html_report.columns import decode
+
+    payload, details = report_payload([mobilenet])
+    data = json.loads(json_for_script(payload))["engines"][0]
+    compact = json.loads(json_for_script(details[0]))
+    tensors = compact["tensors"]
+    formats, precisions = decode(tensors["format"]), decode(tensors["precision"])
+
+    def tensor(t):
+        return [tensors["name"][t], tensors["shapes"][tensors["shape"][t]], formats[t],
+                tensors["bytes"][t], precisions[t]]
+
+    for row, layer in enumerate(mobilenet.layers):
+        attrs = compact["attrs"][compact["attr"][row]]
+        inputs = [tensor(t) for t in compact["inputs"][row]]
+        outputs = [tensor(t) for t in compact["outputs"][row]]
+        assert [attrs, inputs, outputs] == details[0][row]
+        assert [t[0] for t in outputs] == [t.name for t in layer.outputs]
+        assert attrs["LayerType"] == layer.raw_dict["LayerType"]
+    assert len(compact["attrs"]) <= len(mobilenet.layers)
+    # findings: texts written once; a null layer is the name of the layer at its row
+    found = data["lint"]["rows"]
+    names = data["layers"]["name"]
+    plain = list(payload["engines"][0]["lint"]["rows"])
+    assert len(found["row"]) == len(plain) == len(trex.lint.lint(mobilenet))
+    texts = found["texts"]
+    for j, row in enumerate(plain):
+        layer = found["layer"][j] if found["layer"][j] is not None else names[found["row"][j]]
+        assert [found["row"][j], layer, *(texts[found[k][j]] for k in
+                ("linter", "severity", "hazard", "evidence", "mitigation", "help"))] == row
+    assert len(json.dumps(found)) < len(json.dumps(plain)) / 2
+    # coded layer columns decode to plan.df's
+    assert decode(data["layers"]["precision"]) == mobilenet.df["precision"].tolist()
+    assert decode(data["layers"]["tactic"]) == mobilenet.df["tactic"].fillna("").astype(str).tolist()
