@@ -44,3 +44,12 @@ function readJSON(id) {
   const node = document.getElementById(id);
   return node ? JSON.parse(node.textContent) : null;
 }
+
+/**
+ * Run `fn` when the page is idle (after what is on screen was drawn), or soon.
+ * @param {() => void} fn
+ */
+function later(fn) {
+  if ('requestIdleCallback' in window) window.requestIdleCallback(() => fn(), { timeout: 300 });
+  else setTimeout(fn, 0);
+}

@@ -20,22 +20,25 @@ class GraphView {
     N.row.forEach((r, i) => { if (r >= 0 && this.nodeOfRow[r] < 0) this.nodeOfRow[r] = i; });
     const E = this.g.edges;
     const m = E.src.length;
-    const full = new Set(E.full);
-    /** Every edge's points x0, y0, x1, y1, ... (the payload leaves out the default end points). @type {number[][]} */
+    this.full = new Set(E.full);
+    /** Each edge's points x0, y0, x1, y1, ..., made when the edge is first drawn. @type {(number[]|undefined)[]} */
     this.routes = new Array(m);
     this.bbox = new Float64Array(m * 4);
     for (let j = 0; j < m; j++) {
-      const s = E.src[j];
-      const t = E.dst[j];
-      const p = full.has(j) ? E.route[j]
-        : [this.X[s], r1(this.Y[s] + this.H[s] / 2), ...E.route[j], this.X[t], r1(this.Y[t] - this.H[t] / 2)];
-      this.routes[j] = p;
+      const p = E.route[j];
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      if (!this.full.has(j)) { // the default end points, left out of the payload
+        const s = E.src[j];
+        const t = E.dst[j];
+        x0 = Math.min(this.X[s], this.X[t]); x1 = Math.max(this.X[s], this.X[t]);
+        y0 = Math.min(this.Y[s] + this.H[s] / 2, this.Y[t] - this.H[t] / 2);
+        y1 = Math.max(this.Y[s] + this.H[s] / 2, this.Y[t] - this.H[t] / 2);
+      }
       for (let q = 0; q < p.length; q += 2) {
         x0 = Math.min(x0, p[q]); x1 = Math.max(x1, p[q]);
         y0 = Math.min(y0, p[q + 1]); y1 = Math.max(y1, p[q + 1]);
       }
-      this.bbox.set([x0, y0, x1, y1], j * 4);
+      this.bbox[j * 4] = x0; this.bbox[j * 4 + 1] = y0; this.bbox[j * 4 + 2] = x1; this.bbox[j * 4 + 3] = y1;
     }
     this.colorBy = 'type';
     this.s = 1; this.tx = 0; this.ty = 0;
@@ -43,6 +46,7 @@ class GraphView {
     this.matches = [];
     this.matchPos = -1;
     this.rendered = null;
+    this.generation = 0;
     this.build(parent);
   }
 
@@ -95,6 +99,20 @@ class GraphView {
     }
   }
 
+  /** Edge j's points x0, y0, x1, y1, ... (the payload leaves out the default end points). @param {number} j */
+  route(j) {
+    let p = this.routes[j];
+    if (!p) {
+      const E = this.g.edges;
+      const s = E.src[j];
+      const t = E.dst[j];
+      p = this.full.has(j) ? E.route[j]
+        : [this.X[s], r1(this.Y[s] + this.H[s] / 2), ...E.route[j], this.X[t], r1(this.Y[t] - this.H[t] / 2)];
+      this.routes[j] = p;
+    }
+    return p;
+  }
+
   size() { return [this.stage.clientWidth || 800, this.stage.clientHeight || 600]; }
 
   fitScale() {
@@ -107,7 +125,7 @@ class GraphView {
   initialView() {
     const [cw] = this.size();
     const fs = this.fitScale();
-    this.drawMinimap();
+    later(() => this.drawMinimap()); // after the first view
     if (fs >= FULL_LOD || this.n === 0) { this.fit(); return; }
     // Too big to read when fitted: start readable at the top of the graph.
     let top = 0;
@@ -246,9 +264,15 @@ class GraphView {
     const lod = this.s >= FULL_LOD ? 'full' : 'box';
     const R = this.rendered;
     if (!R || R.lod !== lod || vx0 < R.x0 || vy0 < R.y0 || vx1 > R.x1 || vy1 > R.y1) {
-      const mx = (vx1 - vx0) * 0.5;
-      const my = (vy1 - vy0) * 0.5;
-      this.draw(vx0 - mx, vy0 - my, vx1 + mx, vy1 + my, lod);
+      // What is in view first; half a view around it when the page is idle (for panning).
+      this.draw(vx0, vy0, vx1, vy1, lod);
+      const generation = ++this.generation;
+      later(() => {
+        if (generation !== this.generation) return; // moved since: that draw is the one to extend
+        const mx = (vx1 - vx0) * 0.5;
+        const my = (vy1 - vy0) * 0.5;
+        this.draw(vx0 - mx, vy0 - my, vx1 + mx, vy1 + my, lod);
+      });
     }
     this.drawViewport(vx0, vy0, vx1, vy1);
   }
@@ -271,7 +295,7 @@ class GraphView {
     for (let j = 0; j < m; j++) {
       const b = j * 4;
       if (this.bbox[b + 2] < x0 || this.bbox[b] > x1 || this.bbox[b + 3] < y0 || this.bbox[b + 1] > y1) continue;
-      const p = this.routes[j];
+      const p = this.route(j);
       if (p.length < 4) continue;
       const key = E.color[j] * 2 + E.dash[j];
       let g = groups.get(key);
@@ -350,7 +374,7 @@ class GraphView {
       const E = this.g.edges;
       const parts = [];
       for (let j = 0; j < E.src.length; j++) {
-        if ((E.src[j] === sel || E.dst[j] === sel) && this.routes[j].length >= 4) parts.push(routePath(this.routes[j]));
+        if ((E.src[j] === sel || E.dst[j] === sel) && this.route(j).length >= 4) parts.push(routePath(this.route(j)));
       }
       if (parts.length) frag.append(svgEl('path', { class: 'halo-edge', d: parts.join('') }));
       const row = this.g.nodes.row[sel];

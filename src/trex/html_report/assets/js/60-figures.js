@@ -9,27 +9,37 @@ const BASE_LAYOUT = {
   font: { family: 'system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif', size: 12 },
   hoverlabel: { namelength: -1 },
 };
-// plotly.js is inlined as text and run when the first chart is drawn (after the first paint):
-// parsing its 5 MB takes over a second, which the table and the graph need not wait for. The
-// page's Content-Security-Policy lets it run by its hash.
+// plotly.js (the partial bundle) is inlined as text and run when the first chart is drawn, after
+// the first paint: the table and the graph need not wait for it. The page's Content-Security-Policy
+// lets it run by its hash. Charts are then drawn one per task, so a click between two charts is
+// handled at once.
 let plotlyState = 0;
-const plotlyWaiters = [];
+/** @type {(() => void)[]} */
+const chartQueue = [];
+/** @param {() => void} fn */
 function withPlotly(fn) {
-  if (window.Plotly || plotlyState === 2) { fn(); return; }
-  plotlyWaiters.push(fn);
+  chartQueue.push(fn);
+  if (plotlyState === 2) { if (chartQueue.length === 1) setTimeout(drainCharts, 0); return; }
   if (plotlyState) return;
   plotlyState = 1;
   setTimeout(() => {
     const source = document.getElementById('trex-plotly');
-    if (source) {
+    if (source && !window.Plotly) {
       const run = document.createElement('script');
       run.id = 'trex-plotly-run';
       run.textContent = source.textContent;
       document.body.append(run); // an inline script runs when inserted
     }
     plotlyState = 2;
-    for (const f of plotlyWaiters.splice(0)) f();
+    setTimeout(drainCharts, 0);
   }, 30);
+}
+
+function drainCharts() {
+  const fn = chartQueue.shift();
+  if (!fn) return;
+  fn();
+  if (chartQueue.length) setTimeout(drainCharts, 0);
 }
 
 // Charts are drawn when they come near the visible part of their tab (its scroll container).
