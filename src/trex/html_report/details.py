@@ -42,13 +42,15 @@ class LayerDetails(Compact):
         self.inputs: list[list[int]] = []
         self.outputs: list[list[int]] = []
         for layer in plan.layers:
-            items = tuple((k, v) for k, v in layer.raw_dict.items() if k not in _DETAIL_SKIP)
-            self.attr.append(attrs(items, repr(items)))
+            raw = dict(layer.raw_dict)  # a copy without the name and tensors: equal ones share
+            for key in _DETAIL_SKIP:
+                raw.pop(key, None)
+            self.attr.append(attrs(raw, repr(raw)))
             self.inputs.append([tensors(t, (t.name, tuple(t.shape), t.format, t.precision))
                                 for t in layer.inputs])
             self.outputs.append([tensors(t, (t.name, tuple(t.shape), t.format, t.precision))
                                  for t in layer.outputs])
-        self.attrs = [{str(k): _attribute(v) for k, v in items} for items in attrs.values]
+        self.attrs = [{str(k): _attribute(v) for k, v in raw.items()} for raw in attrs.values]
         self.tensors = [[t.name, clean(list(t.shape)), t.format, int(t.size_bytes), t.precision]
                         for t in tensors.values]
 

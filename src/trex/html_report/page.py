@@ -24,6 +24,7 @@ from importlib import resources
 from typing import Any
 
 from ..errors import InputError
+from ..graph.drawing import gc_paused
 from ..jsonable import json_value as clean
 from ..model.plan import EnginePlan
 from ..safety import atomic_write
@@ -153,8 +154,9 @@ def build_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
         sources = [sources]
     plans = load_plans(sources)
     paths = [os.fspath(s) if not isinstance(s, EnginePlan) else s.graph_file for s in sources]
-    payload, details = report_payload(plans, labels, paths, title, gpu, exact_matching)
-    return render_html(payload, details)
+    with gc_paused():
+        payload, details = report_payload(plans, labels, paths, title, gpu, exact_matching)
+        return render_html(payload, details)
 
 
 def write_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
@@ -173,11 +175,12 @@ def write_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
     plans = load_plans(sources, profile_id, profile_run)
     if paths is None:
         paths = [os.fspath(s) if not isinstance(s, EnginePlan) else s.graph_file for s in sources]
-    payload, details = report_payload(plans, labels, paths, title, gpu, exact_matching,
-                                      progress=progress)
-    if progress is not None:
-        progress("writing the page")
-    text = render_html(payload, details)
+    with gc_paused():  # the collector's passes over a big plan's objects cost more than the report
+        payload, details = report_payload(plans, labels, paths, title, gpu, exact_matching,
+                                          progress=progress)
+        if progress is not None:
+            progress("writing the page")
+        text = render_html(payload, details)
     path = os.path.abspath(os.fspath(output))
     data = text.encode("utf-8")
     try:
