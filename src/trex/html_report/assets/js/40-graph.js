@@ -66,9 +66,11 @@ class GraphView {
     const zout = h('button', { text: '\u2212', title: 'Zoom out', onclick: () => this.zoomBy(1 / 1.4) });
     const fit = h('button', { text: 'Fit', title: 'Show the whole graph', onclick: () => { this.fit(); } });
     let timer = 0;
-    this.searchBox.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => this.find(this.searchBox.value), 120); });
+    // Typing searches after a pause; Enter searches at once and steps to the next match (a search
+    // of the same words still pending must not reset the step afterwards).
+    this.searchBox.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => this.find(this.searchBox.value, true), 120); });
     this.searchBox.addEventListener('keydown', ev => {
-      if (ev.key === 'Enter') { ev.preventDefault(); this.find(this.searchBox.value, true); this.step(ev.shiftKey ? -1 : 1); }
+      if (ev.key === 'Enter') { ev.preventDefault(); clearTimeout(timer); this.find(this.searchBox.value, true); this.step(ev.shiftKey ? -1 : 1); }
     });
     append(bar, [this.searchBox, this.matchLabel, prev, next, this.colorSel, zout, this.zoomLabel, zin, fit]);
     this.stage = h('div', { class: 'graph-stage', id: 'graph-stage' });
