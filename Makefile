@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # A pandas requirement for the main venv, e.g. PANDAS="pandas>=2,<3" (CI's matrix); default: newest.
 PANDAS ?=
 
-.PHONY: setup demo test test-pandas2 package-check notebooks lint typecheck bench clean
+.PHONY: setup demo test test-pandas2 package-check notebooks lint typecheck-js bench clean
 
 $(BIN)/trex: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,7 @@ demo: setup  ## summary, reformat linters and two HTML reports of NVIDIA's ResNe
 test: setup  ## ruff, the whole test suite, the package check, then the suite on pandas 2
 	$(BIN)/ruff check src tests bench examples notebooks/*.py .ci
 	$(BIN)/mypy
-	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory typecheck; \
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory typecheck-js; \
 	else echo "npm not found: the report page's script is not type-checked"; fi
 	$(BIN)/python -m pytest -q
 	$(MAKE) --no-print-directory package-check
@@ -57,9 +57,9 @@ node_modules/.bin/tsc: package.json package-lock.json
 	npm ci --no-audit --no-fund --silent
 	@touch $@
 
-typecheck: node_modules/.bin/tsc
+typecheck-js: node_modules/.bin/tsc
 	node_modules/.bin/tsc -p tsconfig.json --noEmit --allowJs --checkJs
-	@echo "typecheck: the report page's script passes tsc"
+	@echo "typecheck-js: the report page's script passes tsc"
 
 bench: setup  ## load, draw, compare and report benchmarks on generated 1k/10k/50k-layer engines
 	$(BIN)/python bench/run.py

@@ -32,7 +32,7 @@ warnings.simplefilter("ignore")
 prefix, draw, out = sys.argv[1], sys.argv[2] == "draw", sys.argv[3]
 t0 = time.perf_counter()
 import trex
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 files = [prefix + s for s in (".graph.json", ".profile.json", ".profile.metadata.json",
                               ".build.metadata.json")]
 plan = trex.EnginePlan(*files)
@@ -43,7 +43,7 @@ with open("/proc/self/status") as f:
         if line.startswith("VmHWM:"):
             peak = int(line.split()[1]) * 1024
 result = {"version": trex.__version__, "import": t1 - t0, "load": t2 - t1, "layers": len(plan.df),
-          "peak_mb": peak / 2**20}
+          "load_cpu": time.process_time() - c1, "peak_mb": peak / 2**20}
 print(json.dumps(result), flush=True)
 if draw:
     from trex import graphing

@@ -2,7 +2,7 @@
 /* The report's data: the JSON that trex/html_report/payload.py writes into #trex-data (and the
  * per-layer details into #trex-details-K), as JSDoc types. The files of this folder are joined in
  * name order into one function scope (page.py's page_script) and type-checked together by
- * `make typecheck` (tsc --noEmit --allowJs --checkJs).
+ * `make typecheck-js` (tsc --noEmit --allowJs --checkJs).
  *
  * Every view builds DOM nodes with createElement/textContent; nothing from the data is parsed as
  * HTML, and strings given to plotly are entity-escaped (plotly renders a subset of HTML in text).

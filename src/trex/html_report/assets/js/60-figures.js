@@ -59,16 +59,59 @@ function whenVisible(el) {
   observer.observe(el);
 }
 
-// A chart card: the figure is built and drawn when the card first comes into view.
+/**
+ * @typedef {Object} ChartOptions
+ * @property {string} [id] the card's data-chart name
+ * @property {boolean} [wide]
+ * @property {boolean} [tall]
+ * @property {Node|Node[]} [controls] in the card's head
+ * @property {string} [note] under the chart
+ * @property {string} [none] shown when the figure is null (no data)
+ * @property {(point: any) => void} [onClick] a clicked point
+ */
+
+/**
+ * The figure pipeline: every chart of the page, from Python (trex.report, trex.compare) or built
+ * here, goes through this one function: the page's layout defaults, then plotly.
+ * @param {HTMLElement} body @param {Figure} fig @param {ChartOptions} opts
+ */
+function renderFigure(body, fig, opts) {
+  const own = fig.layout || {};
+  /** @type {Object<string, any>} */
+  const layout = Object.assign({}, BASE_LAYOUT, own);
+  if (layout.yaxis2) layout.legend = Object.assign({}, layout.legend, { orientation: 'h', x: 0, y: -0.25 });
+  layout.margin = Object.assign({}, BASE_LAYOUT.margin, own.margin || {});
+  layout.margin.t = Math.max(32, Math.min(layout.margin.t || 32, 60)); // room for the mode bar
+  for (const key of ['xaxis', 'yaxis', ...Object.keys(layout).filter(k => /^[xy]axis\d+$/.test(k))]) {
+    layout[key] = Object.assign({ automargin: true }, layout[key] || {});
+  }
+  if (Array.isArray(layout.annotations)) {
+    layout.annotations = layout.annotations.map(a => Object.assign({}, a, { font: Object.assign({ size: 12 }, a.font || {}) }));
+  }
+  clear(body);
+  window.Plotly.newPlot(body, fig.data, layout, PLOT_CONFIG).then(() => {
+    body.setAttribute('data-drawn', '1');
+    if (opts.onClick) {
+      const onClick = opts.onClick;
+      /** @type {any} */ (body).on('plotly_click', (/** @type {any} */ ev) => { const p = ev.points && ev.points[0]; if (p) onClick(p); });
+    }
+  });
+}
+
+/**
+ * A chart card: `build()` makes its figure (null: no data) when the card first comes into view.
+ * @param {HTMLElement} parent @param {string} title @param {() => Figure|null|undefined} build
+ * @param {ChartOptions} [opts]
+ */
 function chartCard(parent, title, build, opts) {
-  opts = opts || {};
-  const card = h('div', { class: 'chart-card' + (opts.wide ? ' wide' : ''), 'data-chart': opts.id || title });
+  const o = opts || {};
+  const card = h('div', { class: 'chart-card' + (o.wide ? ' wide' : ''), 'data-chart': o.id || title });
   const head = h('div', { class: 'chart-head' }, [h('h3', { text: title })]);
-  if (opts.controls) append(head, opts.controls);
-  const body = h('div', { class: 'chart' + (opts.tall ? ' tall' : '') });
+  if (o.controls) append(head, o.controls);
+  const body = h('div', { class: 'chart' + (o.tall ? ' tall' : '') });
   body.append(h('div', { class: 'placeholder', text: 'Drawing\u2026' }));
   card.append(head, body);
-  if (opts.note) card.append(h('div', { class: 'note', text: opts.note }));
+  if (o.note) card.append(h('div', { class: 'note', text: o.note }));
   parent.append(card);
   let drawn = false;
   const draw = () => withPlotly(() => {
@@ -80,22 +123,8 @@ function chartCard(parent, title, build, opts) {
       clear(body).append(h('div', { class: 'error-box', text: `This chart could not be drawn: ${err && err.message}` }));
       return;
     }
-    if (!fig) { clear(body).append(h('div', { class: 'placeholder', text: opts.none || 'No data for this chart.' })); return; }
-    clear(body);
-    const layout = Object.assign({}, BASE_LAYOUT, fig.layout || {});
-    if (layout.yaxis2) layout.legend = Object.assign({}, layout.legend, { orientation: 'h', x: 0, y: -0.25 });
-    layout.margin = Object.assign({}, BASE_LAYOUT.margin, (fig.layout || {}).margin || {});
-    layout.margin.t = Math.max(32, Math.min(layout.margin.t || 32, 60)); // room for the mode bar
-    for (const key of ['xaxis', 'yaxis', ...Object.keys(layout).filter(k => /^[xy]axis\d+$/.test(k))]) {
-      layout[key] = Object.assign({ automargin: true }, layout[key] || {});
-    }
-    if (Array.isArray(layout.annotations)) {
-      layout.annotations = layout.annotations.map(a => Object.assign({}, a, { font: Object.assign({ size: 12 }, a.font || {}) }));
-    }
-    window.Plotly.newPlot(body, fig.data, layout, PLOT_CONFIG).then(() => {
-      body.setAttribute('data-drawn', '1');
-      if (opts.onClick) body.on('plotly_click', ev => { const p = ev.points && ev.points[0]; if (p) opts.onClick(p); });
-    });
+    if (!fig) { clear(body).append(h('div', { class: 'placeholder', text: o.none || 'No data for this chart.' })); return; }
+    renderFigure(body, fig, o);
   });
   body.trexDraw = draw;
   card.redraw = () => { if (drawn) draw(); };
@@ -103,15 +132,20 @@ function chartCard(parent, title, build, opts) {
   return card;
 }
 
+/**
+ * A figure made in Python, or the reason it could not be.
+ * @param {HTMLElement} parent @param {PyFigure|undefined} fig @param {ChartOptions} [opts]
+ */
 function pyFigure(parent, fig, opts) {
   if (!fig) return null;
-  if (fig.error) {
+  if (fig.error || !fig.figure) {
     const card = h('div', { class: 'chart-card' }, [h('h3', { text: fig.title }), h('div', { class: 'error-box', text: `Not available: ${fig.error}` })]);
     parent.append(card);
     return card;
   }
-  const pies = (fig.figure.data || []).filter(t => t.type === 'pie').length;
-  return chartCard(parent, fig.title, () => fig.figure, Object.assign({ wide: pies >= 3 }, opts || {}));
+  const figure = fig.figure;
+  const pies = (figure.data || []).filter((/** @type {any} */ t) => t.type === 'pie').length;
+  return chartCard(parent, fig.title, () => figure, Object.assign({ wide: pies >= 3 }, opts || {}));
 }
 
 function pickLayer(k) {
