@@ -1,10 +1,11 @@
 """Compact JSON for the report's big columns: each distinct string written once, referenced by index.
 
 A 10,000-layer engine repeats a few types, precisions, tactics, attribute sets, tensor shapes and
-linter texts thousands of times. A *coded* column is ``{"values": [distinct...], "codes": [i, ...]}``
-(``codes`` of a list column are lists); the page decodes it once (``assets/js/20-data.js``).
-Objects with a ``__json__`` method (:class:`Compact`) read as plain Python sequences and write
-their compact form into the page (:func:`trex.html_report.page.json_for_script`).
+linter texts thousands of times. A *coded* column is written ``{"values": [distinct...], "codes":
+[i, ...]}`` (``codes`` of a list column are lists); the page decodes it once
+(``assets/js/20-data.js``). Such columns are :class:`Compact` objects: Python reads them as plain
+sequences (``columns["precision"] == df["precision"].tolist()``) and
+:func:`trex.html_report.page.json_for_script` writes their compact form (``__json__``).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ def text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def coded(values: Iterable[Any]) -> dict[str, list[Any]]:
-    """A string column as ``{"values", "codes"}`` (missing values are ``""``), in one vectorised pass."""
+def coded(values: Iterable[Any]) -> Codes:
+    """A string column, coded (missing values are ``""``), in one vectorised pass."""
     series = pd.Series(list(values) if not isinstance(values, pd.Series) else values, dtype=object)
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     names = [text(v) for v in uniques.tolist()]
@@ -36,17 +37,20 @@ def coded(values: Iterable[Any]) -> dict[str, list[Any]]:
         table = Interner()
         remap = np.asarray([table(n) for n in names], dtype="int64")
         codes, names = remap[codes] if len(codes) else codes, table.values
-    return {"values": names, "codes": np.asarray(codes, dtype="int64").tolist()}
+    return Codes(names, np.asarray(codes, dtype="int64").tolist())
 
 
-def coded_lists(lists: Iterable[Sequence[Any]]) -> dict[str, list[Any]]:
-    """A column of string lists as ``{"values", "codes": [[i, ...], ...]}``."""
+def coded_lists(lists: Iterable[Sequence[Any]]) -> CodeLists:
+    """A column of string lists, coded."""
     table = Interner()
-    return {"codes": [[table(text(v)) for v in row] for row in lists], "values": table.values}
+    codes = [[table(text(v)) for v in row] for row in lists]
+    return CodeLists(table.values, codes)
 
 
-def decode(column: dict[str, list[Any]]) -> list[Any]:
-    """The plain column of :func:`coded` or :func:`coded_lists` (Python readers, tests)."""
+def decode(column: Any) -> list[Any]:
+    """The plain column of a coded one, from its JSON (``{"values", "codes"}``) or the object."""
+    if isinstance(column, Compact):
+        return list(column)
     values = column["values"]
     return [[values[i] for i in c] if isinstance(c, list) else values[c] for c in column["codes"]]
 
@@ -87,9 +91,47 @@ class Compact(Sequence):
 def plain(value: Any) -> Any:
     """``value`` with every :class:`Compact` inside replaced by its JSON form (for generic cleaners)."""
     if isinstance(value, Compact):
-        return value.__json__()
+        return plain(value.__json__())
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
+
+
+class Codes(Compact):
+    """A string column that reads as a list of strings and writes ``{"values", "codes"}``."""
+
+    def __init__(self, values: list[str], codes: list[int]):
+        self.values = values
+        self.codes = codes
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self.values[c] for c in self.codes[i]]
+        return self.values[self.codes[i]]
+
+    def __json__(self) -> dict[str, list[Any]]:
+        return {"values": self.values, "codes": self.codes}
+
+
+class CodeLists(Compact):
+    """A column of string lists that reads as lists and writes ``{"values", "codes": [[...]]}``."""
+
+    def __init__(self, values: list[str], codes: list[list[int]]):
+        self.values = values
+        self.codes = codes
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [[self.values[c] for c in row] for row in self.codes[i]]
+        return [self.values[c] for c in self.codes[i]]
+
+    def __json__(self) -> dict[str, list[Any]]:
+        return {"values": self.values, "codes": self.codes}
