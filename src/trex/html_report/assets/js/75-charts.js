@@ -31,5 +31,5 @@ function buildCharts(sec, e) {
   chartCard(g3, 'Roofline', () => rooflineFigure(e), { id: 'roofline', tall: true, onClick: pickLayer(e.k), none: 'No layer with a compute model and a latency.' });
   chartCard(g3, 'Convolution / GEMM efficiency', () => efficiencyFigure(e), { id: 'efficiency', tall: true, onClick: pickLayer(e.k), none: 'No convolution or GEMM layer with a latency.' });
   page.append(h('h2', { text: 'Tactics' }));
-  page.append(h('div', { class: 'scroll-box' }, frameTable(d.tactics, { format: { 'latency %': v => isNum(v) ? v.toFixed(2) : '' } })));
+  page.append(h('div', { class: 'scroll-box' }, frameTable(d.tactics, { format: { latency_pct: v => isNum(v) ? v.toFixed(2) : '–', latency_ms: v => isNum(v) ? v.toFixed(4) : '–' } })));
 }
