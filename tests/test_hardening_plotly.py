@@ -138,12 +138,9 @@ def _draw_every_chart(report: Report, only: str | None = None) -> int:
     tabs = report.js("() => [...document.querySelectorAll('[role=tab]')].map(b => b.id.slice(7))")
     for tab in [t for t in tabs if only in (None, t)]:
         report.tab(tab)
-        page.wait_for_timeout(200)
         for chart in page.locator(f"#tab-{tab} .chart").all():
             chart.scroll_into_view_if_needed()
-        report.wait(f"""() => [...document.querySelectorAll('#tab-{tab} .chart')].every(c =>
-            c.getAttribute('data-drawn') || c.querySelector('.placeholder, .error-box'))""",
-                    timeout=30.0)
+        report.charts_settled(tab)
     return report.js("() => document.querySelectorAll('.js-plotly-plot').length")
 
 

@@ -90,7 +90,7 @@ class Report:
     def js(self, expression: str, arg=None):
         return self.page.evaluate(expression, arg)
 
-    def wait(self, expression: str, arg=None, timeout: float = 5.0):
+    def wait(self, expression: str, arg=None, timeout: float = 30.0):
         """Poll ``expression`` until it is truthy (page.wait_for_function evaluates its predicate
         with eval, which the page's Content-Security-Policy forbids)."""
         deadline = time.monotonic() + timeout
@@ -111,10 +111,15 @@ class Report:
 
     def search_layers(self, text: str, expected: int | None = None) -> None:
         self.page.fill("#layer-search", text)
+        self.wait("(t) => document.getElementById('layer-count').getAttribute('data-query') === t",
+                  text)
         if expected is not None:
             self.count("layer-count", expected)
-        else:
-            self.page.wait_for_timeout(300)
+
+    def charts_settled(self, tab: str) -> None:
+        """Wait until every chart of a tab is drawn, or says why it has nothing to draw."""
+        self.wait("""(t) => [...document.querySelectorAll(`#tab-${t} .chart`)]
+            .every(c => c.getAttribute('data-settled') === '1')""", tab)
 
     def table_names(self) -> list[str]:
         return self.js("""() => [...document.querySelectorAll('#layer-table .vt-row')]
@@ -155,8 +160,9 @@ def test_page_loads_offline_without_errors(mobilenet, mobilenet_plan, tmp_path):
     mobilenet.wait("() => document.querySelectorAll('.chart[data-drawn]').length >= 2", timeout=10)
     for tab in ("layers", "charts", "lint", "overview"):
         mobilenet.tab(tab)
-        page.wait_for_timeout(200)
-    page.wait_for_timeout(500)
+        mobilenet.wait("(t) => document.getElementById('tabbtn-' + t).getAttribute('aria-selected')"
+                       " === 'true'", tab)
+    mobilenet.wait("() => document.querySelectorAll('#tab-overview .chart[data-settled]').length >= 2")
     assert mobilenet.errors == []
     assert mobilenet.offline(), mobilenet.requests
     shot = tmp_path / "overview.png"
@@ -185,7 +191,11 @@ def test_table_row_shows_details_and_selects_in_graph(mobilenet, mobilenet_plan,
     assert mobilenet.selected_in_graph() == row
     assert page.get_attribute(f"#layer-table .vt-row[data-item='{row}']", "class") == "vt-row sel"
     # the graph centred the selected node: its halo is inside the graph's stage
-    page.wait_for_timeout(300)
+    mobilenet.wait("""() => {
+        const h = document.getElementById('graph-selection').getBoundingClientRect();
+        const s = document.getElementById('graph-stage').getBoundingClientRect();
+        const x = h.x + h.width / 2, y = h.y + h.height / 2;
+        return s.x <= x && x <= s.x + s.width && s.y <= y && y <= s.y + s.height; }""")
     halo = page.locator("#graph-selection").bounding_box()
     stage = page.locator("#graph-stage").bounding_box()
     assert stage["x"] <= halo["x"] + halo["width"] / 2 <= stage["x"] + stage["width"]
@@ -203,9 +213,8 @@ def test_table_row_shows_details_and_selects_in_graph(mobilenet, mobilenet_plan,
 def test_graph_click_selects_table_row(mobilenet, mobilenet_plan):
     page = mobilenet.page
     mobilenet.tab("layers")
-    page.wait_for_timeout(300)
-    # the screen position of the first drawn layer node
-    row, x, y = mobilenet.js("""() => {
+    # the screen position of the first drawn layer node (once the graph has drawn some)
+    row, x, y = mobilenet.wait("""() => {
         const g = window.trexReport.app.explorer.graph;
         const nodes = g.g.nodes, r = g.svg.getBoundingClientRect();
         for (let i = 0; i < g.n; i++) {
@@ -214,7 +223,7 @@ def test_graph_click_selects_table_row(mobilenet, mobilenet_plan):
           if (x > 40 && y > 60 && x < r.width - 240 && y < r.height - 40)
             return [nodes.row[i], r.left + x, r.top + y];
         }
-        return [-1, 0, 0]; }""")
+        return null; }""")
     assert row >= 0
     page.mouse.click(x, y)
     assert page.text_content("#details-name") == mobilenet_plan.df["Name"].iloc[row]
@@ -249,15 +258,15 @@ def test_sorting_by_latency(mobilenet, mobilenet_plan):
 def test_graph_search_zoom_and_colours(mobilenet, mobilenet_plan):
     page = mobilenet.page
     mobilenet.tab("layers")
-    page.wait_for_timeout(300)
+    mobilenet.wait("() => !!document.querySelector('.zoom-label')")
     before = page.text_content(".zoom-label")
     page.mouse.move(900, 500)
     page.mouse.wheel(0, 400)
     mobilenet.wait("(b) => document.querySelector('.zoom-label').textContent !== b", before)
     page.select_option("#graph-color", "precision")
-    page.wait_for_timeout(200)
+    mobilenet.wait("() => (document.querySelector('#graph-legend div') || {}).textContent"
+                   "?.startsWith('INT8')")
     assert page.text_content("#graph-legend").split("\n")[0].startswith("Legend")
-    assert page.text_content("#graph-legend div").startswith("INT8")
     page.fill("#graph-search", "Reformat")
     page.press("#graph-search", "Enter")
     mobilenet.wait("() => document.getElementById('graph-match-count').textContent.includes(' of ')")
@@ -362,7 +371,6 @@ def test_hostile_names_run_no_script(browser, engines, tmp_path, csp):
     report = Report(browser, out, init_script=ALERT_TRAP, bypass_csp=csp == "bypassed")
     try:
         page = report.page
-        page.wait_for_timeout(500)
         assert page.text_content("#engine-name") == plan.name
         assert HOSTILE_DIR in page.text_content(".title-row")  # the path, as text
         report.tab("layers")
@@ -378,13 +386,11 @@ def test_hostile_names_run_no_script(browser, engines, tmp_path, csp):
         page.press("#graph-search", "Enter")
         for tab in ("charts", "lint", "overview"):
             report.tab(tab)
-            page.wait_for_timeout(300)
             page.mouse.wheel(0, 3000)
-            page.wait_for_timeout(300)
         report.tab("charts")
         for chart in page.locator("#tab-charts [data-chart]").all():
             chart.scroll_into_view_if_needed()
-        page.wait_for_timeout(800)
+        report.charts_settled("charts")
         assert report.js("window.__trexAlerts") == []
         assert report.dialogs == []
         # only the page's own script elements exist; no element came from the data's markup
@@ -415,6 +421,28 @@ def test_large_engine_draws_only_what_is_in_view(browser, engines, tmp_path):
         report.search_layers("blk7 ", None)
         report.page.locator("#layer-table .vt-row").first.click()
         page.wait_for_selector("#details-name")
+        assert report.errors == []
+    finally:
+        report.close()
+
+
+def test_unknown_figures_are_dashes_not_zeros(browser, engines, tmp_path):
+    """A plan read from a build log has no per-layer profile, no weights and no performance
+    summary: the header says so with dashes and the export that would provide them."""
+    plan = trex.EnginePlan(engines / "trt10.16-mnist-fp32" / "result-02.log")
+    out = tmp_path / "unprofiled.html"
+    write_report(plan, out)
+    report = Report(browser, out)
+    try:
+        cards = report.js("""() => Object.fromEntries([...document.querySelectorAll('.card')].map(
+            c => [c.querySelector('h3').textContent, c.textContent]))""")
+        assert "Latency\u2013Sum of layer averages\u2013 (no per-layer profile: --exportProfile)" \
+            in cards["Latency"]
+        assert "trtexec median latency\u2013" in cards["Latency"]
+        assert cards["Memory"].startswith("Memory\u2013 weights")
+        assert " 0 ms" not in report.page.text_content("#tab-overview")
+        assert "NVIDIA H100 PCIe" in cards["Device"] and "1.755 GHz" in cards["Device"]
+        report.page.screenshot(path=str(tmp_path / "unprofiled-overview.png"))
         assert report.errors == []
     finally:
         report.close()

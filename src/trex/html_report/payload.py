@@ -105,8 +105,9 @@ def layer_details(plan: EnginePlan) -> LayerDetails:
 
 
 def headline(plan: EnginePlan) -> dict[str, Any]:
-    """The header's facts: :func:`trex.summary.model_summary` (built on the engine's facts)."""
-    from ..summary import model_summary
+    """The header's facts: :func:`trex.summary.model_summary` (built on the engine's facts), and
+    the same labelled text rows ``trex summary`` prints (units, named statistics, "–")."""
+    from ..summary import device_rows, headline_rows, model_summary, performance_rows
 
     summary = model_summary(plan)
     keep = ("layers", "detailed", "profiles", "profile_id", "average_time_ms", "weights_bytes",
@@ -115,6 +116,10 @@ def headline(plan: EnginePlan) -> dict[str, Any]:
             "throughput_qps", "batch_size", "precision_mix", "tensorrt_version", "trex_summary")
     out = {key: summary[key] for key in keep}
     out["onnx_metadata"] = engine_facts(plan).onnx_metadata
+    out["profiling"] = engine_facts(plan).profiling
+    out["rows"] = headline_rows(plan)
+    out["device_rows"] = device_rows(plan)
+    out["performance_rows"] = performance_rows(plan)
     return clean(out)
 
 

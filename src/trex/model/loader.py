@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..formats import registry
-from ..formats.discovery import EngineFiles
+from ..formats.discovery import EngineFiles, log_roles
 from ..formats.layer_info import names_only, read_layer_info
 from ..formats.log import LogRecord
 from ..formats.metadata import read_metadata
@@ -129,18 +129,28 @@ def pick_run(path: Path_, count: int, index: int | None) -> int:
     return index % count
 
 
-def holds_profile(path: Path_, cache: InputCache) -> bool:
-    """True when a plan's layer input is itself a profile: a profile file, or a log with a
-    ``--dumpProfile`` table and no layer list."""
-    if not Path(path).is_file():
-        return False
-    kind = cache.kind(path)
-    if kind == registry.PROFILE:
-        return True
-    if kind == registry.LOG:
-        record = cache.read_as(path, LogRecord)
-        return record.layer_info is None and record.profile is not None
-    return False
+def with_log_roles(inputs: PlanInputs, cache: InputCache) -> PlanInputs:
+    """Fill the roles the given files can also play: a profile given as the layer input also
+    times the layers, and a log gives its profile table, performance summary and options where no
+    other file was given for them (the same file, read once)."""
+    found = PlanInputs(**vars(inputs))
+    graph = found.graph
+    if graph is None or not Path(graph).is_file():
+        return found
+    kind = cache.kind(graph)
+    if kind == registry.PROFILE and found.profile is None:
+        found.profile = graph
+    for path in (graph, found.profile, found.profile_metadata, found.build_metadata):
+        if not path or not Path(path).is_file() or cache.kind(path) != registry.LOG:
+            continue
+        roles = log_roles(cache.read_as(path, LogRecord))
+        if found.profile is None and "profile" in roles:
+            found.profile = path
+        if found.profile_metadata is None and "profile_log" in roles:
+            found.profile_metadata = path
+        if found.build_metadata is None and ("build_log" in roles or not roles):
+            found.build_metadata = path
+    return found
 
 
 def is_archive(path: object, cache: InputCache) -> bool:

@@ -61,10 +61,9 @@ class EnginePlan(LayerGraph):
         cache: InputCache | None = None,
     ):
         cache = cache or InputCache()
-        if profiling_file is None and loader.holds_profile(graph_file, cache):
-            profiling_file = graph_file  # a profile (or a log's table) names the layers and times them
         inputs = loader.PlanInputs(graph_file, profiling_file, profiling_metadata_file,
                                    build_metadata_file, timing_file, device_metadata_file, name)
+        inputs = loader.with_log_roles(inputs, cache)  # a log also gives what else it holds
         self.archive = None
         try:
             if loader.is_archive(graph_file, cache):  # extracted to a private folder for the plan's life

@@ -2,6 +2,8 @@
 /* Number and text formatting, small tables and colour swatches. */
 
 const INT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+/** How a figure the inputs do not provide is shown (never as 0). */
+const MISSING = '\u2013';
 
 function isNum(v) { return typeof v === 'number' && isFinite(v); }
 

@@ -85,6 +85,7 @@ class Explorer {
     this.table.setItems(rows);
     this.countLabel.textContent = `${INT.format(rows.length)} of ${INT.format(e.n)} layers`;
     this.countLabel.setAttribute('data-count', rows.length);
+    this.countLabel.setAttribute('data-query', this.search.value);
   }
 
   pickNode(node) {

@@ -91,6 +91,7 @@ function renderFigure(body, fig, opts) {
   clear(body);
   window.Plotly.newPlot(body, fig.data, layout, PLOT_CONFIG).then(() => {
     body.setAttribute('data-drawn', '1');
+    body.setAttribute('data-settled', '1');
     if (opts.onClick) {
       const onClick = opts.onClick;
       /** @type {any} */ (body).on('plotly_click', (/** @type {any} */ ev) => { const p = ev.points && ev.points[0]; if (p) onClick(p); });
@@ -121,9 +122,14 @@ function chartCard(parent, title, build, opts) {
     try { fig = build(); } catch (err) {
       console.warn('trex report: chart failed', title, err);
       clear(body).append(h('div', { class: 'error-box', text: `This chart could not be drawn: ${err && err.message}` }));
+      body.setAttribute('data-settled', '1');
       return;
     }
-    if (!fig) { clear(body).append(h('div', { class: 'placeholder', text: o.none || 'No data for this chart.' })); return; }
+    if (!fig) {
+      clear(body).append(h('div', { class: 'placeholder', text: o.none || 'No data for this chart.' }));
+      body.setAttribute('data-settled', '1');
+      return;
+    }
     renderFigure(body, fig, o);
   });
   body.trexDraw = draw;

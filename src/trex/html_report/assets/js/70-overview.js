@@ -18,23 +18,29 @@ function buildOverview(sec, e) {
     c.append(kvListFrom(pairs));
     cards.append(c);
   };
-  card('Model', null, [['Engine', d.name], ['Model', model], ['Format', d.builder.Format || ''], ['Inputs', hd.inputs.join('\n')], ['Outputs', hd.outputs.join('\n')], ['Batch', hd.batch_size]]);
-  card('Device', dev['Selected Device'] || (Object.keys(dev).length ? '' : 'unknown'), [
-    ['Compute capability', dev['Compute Capability'] != null ? fmtValue(dev['Compute Capability']) : ''],
-    ['SMs', fmtValue(dev.SMs)], ['Compute clock', fmtValue(dev['Application Compute Clock Rate'])],
-    ['Memory clock', fmtValue(dev['Application Memory Clock Rate'])], ['Memory', fmtValue(dev['Device Global Memory'])],
-    ['Bus width', fmtValue(dev['Memory Bus Width'])]]);
-  card('Latency', isNum(hd.average_time_ms) ? `${fmtMs(hd.average_time_ms)} ms` : '', [
-    ['Sum of layer averages', isNum(hd.average_time_ms) ? `${fmtMs(hd.average_time_ms)} ms` : ''],
-    ['trtexec median latency', isNum(hd.latency_median_ms) ? `${fmtMs(hd.latency_median_ms)} ms` : ''],
-    ['trtexec GPU compute median', isNum(hd.gpu_compute_median_ms) ? `${fmtMs(hd.gpu_compute_median_ms)} ms` : ''],
-    ['Throughput', isNum(hd.throughput_qps) ? `${fmtNum(hd.throughput_qps)} qps` : ''],
-    ['Profiled iterations', fmtValue(hd.profile_iterations)],
-    ['Timed iterations', d.timings.available ? fmtNum(d.timings.iterations) : '']]);
+  // A figure the inputs do not provide is shown as a dash, never as 0.
+  const ms = v => isNum(v) ? `${fmtMs(v)} ms` : MISSING;
+  card('Model', null, [['Engine', d.name], ['Model', model], ['Format', d.builder.Format || ''], ['Inputs', hd.inputs.join('\n')], ['Outputs', hd.outputs.join('\n')], ['Batch', hd.batch_size == null ? MISSING : fmtValue(hd.batch_size)], ['TensorRT', hd.tensorrt_version || '']]);
+  const devRows = hd.device_rows || {};
+  card('Device', devRows.Device || 'unknown', Object.entries(devRows).filter(([k]) => k !== 'Device'));
+  const measured = isNum(hd.average_time_ms) ? ms(hd.average_time_ms)
+    : isNum(hd.latency_median_ms) ? `${ms(hd.latency_median_ms)} (trtexec median)` : MISSING;
+  card('Latency', measured, [
+    ['Sum of layer averages', isNum(hd.average_time_ms) ? ms(hd.average_time_ms) : `${MISSING} (no per-layer profile: --exportProfile)`],
+    ['trtexec median latency', ms(hd.latency_median_ms)],
+    ['trtexec GPU compute median', ms(hd.gpu_compute_median_ms)],
+    ['Throughput', isNum(hd.throughput_qps) ? `${fmtNum(hd.throughput_qps)} qps` : MISSING],
+    ['Profiled iterations', hd.profile_iterations == null ? MISSING : fmtValue(hd.profile_iterations)],
+    ['Timed iterations', d.timings.available ? fmtNum(d.timings.iterations) : MISSING],
+    ['Profiled with', (hd.rows || {})['Profiled with'] || '']]);
   card('Layers', INT.format(hd.layers), [['Types', String(new Set(e.L.type).size)], ['Precisions', hd.precision_mix],
-    ['Streams', fmtValue(hd.streams)], ['Profiles', (hd.profiles || []).join(', ')], ['Layer information', hd.detailed ? 'detailed' : 'names only'],
+    ['Streams', hd.streams > 1 ? fmtValue(hd.streams) : ''], ['Profiles', (hd.profiles || []).length > 1 ? `${hd.profiles.join(', ')} (showing ${hd.profile_id})` : ''],
+    ['Layer information', hd.detailed ? 'detailed' : 'names only'],
     ['ONNX node names', hd.onnx_metadata ? 'yes (Metadata)' : 'from layer names']]);
-  card('Memory', fmtBytes(hd.weights_bytes) + ' weights', [['Weights', fmtBytes(hd.weights_bytes)], ['Activations (per-layer I/O, TREx)', fmtBytes(hd.activations_bytes)], ['Activation footprint (each tensor once)', fmtBytes(hd.activation_footprint_bytes)]]);
+  const bytes = v => isNum(v) ? fmtBytes(v) : MISSING;
+  card('Memory', isNum(hd.weights_bytes) ? `${fmtBytes(hd.weights_bytes)} weights` : `${MISSING} weights`, [
+    ['Weights', isNum(hd.weights_bytes) ? fmtBytes(hd.weights_bytes) : `${MISSING} (not in these exports)`],
+    ['Activations (per-layer I/O, TREx)', bytes(hd.activations_bytes)], ['Activation footprint (each tensor once)', bytes(hd.activation_footprint_bytes)]]);
   const F = d.lint.rows;
   /** @type {Object<string, number>} */
   const sev = { error: 0, warning: 0, info: 0 };
@@ -69,7 +75,9 @@ function buildOverview(sec, e) {
   } else {
     page.append(h('p', { class: 'note', text: 'No per-iteration timings (--exportTimes) were given for this engine.' }));
   }
-  const sections = [['Builder configuration', d.builder], ['Device properties', d.device], ['Performance summary (trtexec)', d.performance], ['Inference options', d.inference]];
+  const shapes = Object.entries(hd.rows || {}).filter(([k]) => k.includes(' [profile '));
+  if (shapes.length) page.append(h('details', { class: 'section', open: true }, [h('summary', { text: 'I/O tensors per optimisation profile' }), kvListFrom(shapes)]));
+  const sections = [['Builder configuration', d.builder], ['Device properties', d.device], ['Performance summary (trtexec)', hd.performance_rows || d.performance], ['Inference options', d.inference]];
   for (const [title, obj] of sections) {
     if (!obj || !Object.keys(obj).length) continue;
     page.append(h('details', { class: 'section' }, [h('summary', { text: title }), kvList(obj)]));
