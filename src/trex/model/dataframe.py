@@ -41,8 +41,10 @@ def layers_dataframe(
         "type": [layer.type for layer in layers],
         "subtype": [layer.subtype for layer in layers],
         "tactic": [layer.tactic for layer in layers],
-        "Inputs": [[t.raw for t in layer.inputs] for layer in layers],
-        "Outputs": [[t.raw for t in layer.outputs] for layer in layers],
+        # The raw tensor lists themselves (readers always give both keys; fold_no_ops keeps them
+        # in step with the layer's tensors): no copy per layer.
+        "Inputs": [layer.raw_dict["Inputs"] for layer in layers],
+        "Outputs": [layer.raw_dict["Outputs"] for layer in layers],
         "precision": [layer.precision for layer in layers],
         "output_precision": [layer.output_precision for layer in layers],
         "total_io_size_bytes": [layer.total_io_size_bytes for layer in layers],
@@ -53,7 +55,7 @@ def layers_dataframe(
         "latency.avg_time": [x[1] for x in lat],
         "latency.median_time": [x[2] for x in lat],
         "latency.pct_time": [x[3] for x in lat],
-        "Metadata": [list(layer.onnx_nodes) for layer in layers],
+        "Metadata": [layer.onnx_nodes for layer in layers],
     }
     if profile_ids is not None:
         columns["profile"] = list(profile_ids)

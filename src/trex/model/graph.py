@@ -56,6 +56,12 @@ class LayerGraph:
 
     def get_bindings(self) -> tuple[list[Activation], list[Activation]]:
         """(input bindings, output bindings) as Activations, each tensor once, in graph order."""
+        found = self.__dict__.get("_bindings_found")
+        if found is None:
+            found = self.__dict__["_bindings_found"] = self._find_bindings()
+        return list(found[0]), list(found[1])
+
+    def _find_bindings(self) -> tuple[list[Activation], list[Activation]]:
         names = {strip_profile(b) for b in self.bindings}
         produced = {t.name for layer in self.layers for t in layer.outputs}
         inputs: dict[str, Activation] = {}

@@ -57,21 +57,33 @@ class Layer:
         self.type: str = layer_type(raw_dict)
         self.metadata = raw_dict.get("Metadata")
         # The ONNX nodes the layer implements (readers give Metadata as a list of node names).
-        self.onnx_nodes: list[str] = list(self.metadata) if isinstance(self.metadata, list) else []
-        self.stream: int = stream_id(raw_dict.get("StreamId"))
+        self.onnx_nodes: list[str] = self.metadata if type(self.metadata) is list else []
+        stream = raw_dict.get("StreamId")
+        self.stream: int = stream if type(stream) is int and 0 <= stream < 1 << 31 \
+            else stream_id(stream)
         tactic = raw_dict.get("TacticName")
         self.tactic: str = tactic if isinstance(tactic, str) and tactic else "TensorRT"
-        self.inputs = [Activation(t) for t in raw_dict.get("Inputs", [])]
-        self.outputs = [Activation(t) for t in raw_dict.get("Outputs", [])]
-        self.inputs_size_bytes = sum(t.size_bytes for t in self.inputs)
-        self.outputs_size_bytes = sum(t.size_bytes for t in self.outputs)
+        self.inputs = [Activation(t) for t in raw_dict.get("Inputs", ())]
+        self.outputs = [Activation(t) for t in raw_dict.get("Outputs", ())]
+        size_in = size_out = 0
+        for t in self.inputs:
+            size_in += t.size_bytes
+        for t in self.outputs:
+            size_out += t.size_bytes
+        self.inputs_size_bytes = size_in
+        self.outputs_size_bytes = size_out
         self.precision = self.inputs[0].precision if self.inputs else None
         self.output_precision = self.outputs[0].precision if self.outputs else ""
-        self.total_io_size_bytes = _int64(self.inputs_size_bytes + self.outputs_size_bytes)
         self.weights_cnt, self.weights_only_size, bias_size = parameter_sizes(raw_dict)
-        self.bias_size = _int64(bias_size)
-        self.weights_size = _int64(self.weights_only_size + bias_size)
-        self.total_footprint_bytes = _int64(self.total_io_size_bytes + self.weights_size)
+        io = size_in + size_out
+        weights = self.weights_only_size + bias_size
+        if io + weights <= _INT64_MAX:  # always, but for a corrupt file's dimensions
+            self.total_io_size_bytes, self.bias_size = io, bias_size
+            self.weights_size, self.total_footprint_bytes = weights, io + weights
+        else:
+            self.total_io_size_bytes, self.bias_size = _int64(io), _int64(bias_size)
+            self.weights_size = _int64(weights)
+            self.total_footprint_bytes = _int64(io + weights)
 
     def tooltip(self) -> str:
         skip = {"InputRegions", "OutputRegions", "Inputs", "Outputs", "ParameterType", "LayerName"}
@@ -170,6 +182,11 @@ def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:
 
     kept = [layer for layer in layers if layer.type != "NoOp"]
     for layer in kept:
-        layer.inputs = [resolve(t) for t in layer.inputs]
-        layer.outputs = [backward.get(t.name, t) for t in layer.outputs]
+        inputs = [resolve(t) for t in layer.inputs]
+        outputs = [backward.get(t.name, t) for t in layer.outputs]
+        if any(a is not b for a, b in zip(inputs + outputs, layer.inputs + layer.outputs)):
+            layer.inputs, layer.outputs = inputs, outputs
+            # The raw dict follows, so that df's Inputs/Outputs columns (the raw lists) agree.
+            layer.raw_dict["Inputs"] = [t.raw for t in inputs]
+            layer.raw_dict["Outputs"] = [t.raw for t in outputs]
     return kept

@@ -238,20 +238,24 @@ class EnginePlan(LayerGraph):
         # TREx's figure: every layer's inputs and outputs, so a tensor counts once per use.
         self.total_act_size = int(sum(layer.total_io_size_bytes for layer in self.layers))
         unique: dict[str, int] = {}
+        dynamic = 0
         for layer in self.layers:
             for tensor in (*layer.inputs, *layer.outputs):
-                unique[tensor.name] = max(unique.get(tensor.name, 0), tensor.size_bytes)
+                size = tensor.size_bytes
+                if size > unique.get(tensor.name, -1):
+                    unique[tensor.name] = size
+                if tensor.is_dynamic:
+                    dynamic += 1
         # The true footprint: each activation tensor once.
         self.total_activation_footprint = int(sum(unique.values()))
+        self.dynamic_tensor_uses = dynamic  # tensor uses with a -1 (dynamic) dimension
 
     def _validate(self, io_shapes: dict[str, tuple[int, ...]]) -> None:
         if self.detailed:
             self._warn_all(validation.check_graph(self, io_shapes))
-            dynamic = sum(t.is_dynamic for layer in self.layers for t in (*layer.inputs,
-                                                                         *layer.outputs))
-            if dynamic:
-                self._warn(f"{dynamic} tensor uses have dynamic (-1) dimensions; their sizes "
-                           "count each dynamic dimension as 1")
+            if self.dynamic_tensor_uses:
+                self._warn(f"{self.dynamic_tensor_uses} tensor uses have dynamic (-1) dimensions; "
+                           "their sizes count each dynamic dimension as 1")
         duplicates = validation.duplicated_names([layer.name for layer in self.layers])
         if duplicates:
             self._warn(f"layer names repeat: {validation.sample(duplicates)}")

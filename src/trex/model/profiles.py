@@ -47,6 +47,9 @@ def select_profile(
     layers: list[dict[str, Any]], profile_id: int | None
 ) -> tuple[list[dict[str, Any]], list[int]]:
     """Keep the layers of one profile (None means profile 0); also return the profiles present."""
+    if not any("[profile " in str(layer.get("Name", "")) for layer in layers):
+        # Single-profile engine: layers of profile N >= 1 always have some suffixed names.
+        return (list(layers) if not profile_id else []), [0]
     profiles = assign_profiles(layers)
     present = sorted(set(profiles))
     wanted = profile_id or 0

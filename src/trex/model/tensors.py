@@ -18,23 +18,19 @@ class Activation:
     """A tensor as one layer sees it: name, shape, format, precision and size in bytes."""
 
     __slots__ = ("name", "shape", "format", "precision", "data_size", "size_bytes", "tensor_format",
-                 "raw")
+                 "raw", "is_dynamic")
 
     def __init__(self, raw_dict: dict[str, Any]):
         self.raw = raw_dict
         self.name: str = raw_dict["Name"]
         self.shape: list[int] = raw_dict.get("Dimensions", [])
-        fmt, size = format_and_size(raw_dict.get("Format/Datatype", ""), tuple(self.shape))
+        fmt, size, dynamic = format_and_size(raw_dict.get("Format/Datatype", ""), tuple(self.shape))
+        self.is_dynamic: bool = dynamic  # some dimension is -1 (its size counts it as 1)
         self.tensor_format: TensorFormat = fmt
         self.format: str = fmt.short
         self.precision: str = fmt.precision
         self.data_size: float = fmt.data_size
         self.size_bytes: int = size
-
-    @property
-    def is_dynamic(self) -> bool:
-        """True if some dimension is -1 (its size then counts that dimension as 1)."""
-        return any(d < 0 for d in self.shape)
 
     def tooltip(self) -> str:
         return "\\n".join((str(self.shape), self.format))
@@ -43,16 +39,17 @@ class Activation:
         return f"{self.name}: {self.shape}x{self.format}"
 
 
-_SIZES: dict[tuple[str, tuple[int, ...]], tuple[TensorFormat, int]] = {}
+_SIZES: dict[tuple[str, tuple[int, ...]], tuple[TensorFormat, int, bool]] = {}
 
 
-def format_and_size(text: str, shape: tuple[int, ...]) -> tuple[TensorFormat, int]:
-    """Parsed format and byte size, memoised: big engines repeat the same few tensor shapes."""
+def format_and_size(text: str, shape: tuple[int, ...]) -> tuple[TensorFormat, int, bool]:
+    """Parsed format, byte size and whether a dimension is dynamic, memoised: big engines repeat
+    the same few tensor shapes."""
     key = (text, shape)
     hit = _SIZES.get(key)
     if hit is None:
         fmt = channels_last(parse_format(text), shape)
-        hit = (fmt, tensor_size_bytes(list(shape), fmt))
+        hit = (fmt, tensor_size_bytes(list(shape), fmt), any(d < 0 for d in shape))
         if len(_SIZES) < 65536:
             _SIZES[key] = hit
     return hit

@@ -170,6 +170,11 @@ def check_latency_sum(layer_sum_ms: float, measured_ms: float | None, streams: i
 def plausible_profile(run: ProfileRun, warn: Callable[[str], None]) -> ProfileRun:
     """The run with every time that is not plausible (NaN, infinite, negative or beyond
     :data:`PLAUSIBLE_MS`) made missing (NaN), and one warning naming the file, layers and fields."""
+    limit = PLAUSIBLE_MS
+    if all(0 <= r.time_ms <= limit and 0 <= r.avg_ms <= limit
+           and (r.median_ms is None or 0 <= r.median_ms <= limit)
+           and (r.percentage is None or 0 <= r.percentage <= 100) for r in run.records):
+        return run  # the usual case: nothing to fix
     bad: list[str] = []
 
     def ok(value: float | None, what: str, name: str) -> float | None:
