@@ -95,9 +95,9 @@ def test_bad_beam_and_missing_input(tmp_path, capsys):
 
 
 def test_missing_graphviz_message(mobilenet, tmp_path, monkeypatch, capsys):
-    import trex.graph.dot as dot_module
+    import trex.graph.render as render_module
 
-    monkeypatch.setattr(dot_module.shutil, "which", lambda name: None)
+    monkeypatch.setattr(render_module.shutil, "which", lambda name: None)
     assert main(["draw", mobilenet, "-of", "png", "-o", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err
     assert "Graphviz" in err and "apt-get install graphviz" in err

@@ -16,7 +16,7 @@ from .progress import Progress, progress
 
 
 def parse_beam(value: str) -> tuple[str, int]:
-    """``NAME,RADIUS`` (the name may itself contain commas)."""
+    """``NAME,RADIUS`` (the name may itself contain commas; RADIUS >= 0)."""
     name, sep, radius = value.rpartition(",")
     try:
         if not sep or not name or int(radius) < 0:
@@ -31,9 +31,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "draw", help="draw an engine graph (SVG, PNG, DOT or ONNX)",
         description="Draw an engine graph. PATH is an engine prefix, a folder or any of its files. "
-                    "Graphs of up to 1,500 nodes (labelled edges count as nodes) are laid out by "
-                    "Graphviz `dot`; larger ones by trex's own layered layout (SVG, no Graphviz "
-                    "needed).")
+                    "--layout auto predicts Graphviz `dot`'s time from the graph (nodes, labelled "
+                    "edges, long edges) and uses `dot` where it is fast, within a time budget, and "
+                    "trex's own layered layout elsewhere (SVG, no Graphviz needed). A tensor that "
+                    "feeds many layers (an attention mask) is drawn as a bus.")
     parser.add_argument("path", metavar="PATH")
     parser.add_argument("--profiling_json", "-pj", default=None,
                         help="profile JSON to use (default: found next to the layer file)")
@@ -63,12 +64,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--latency-type", dest="latency_type", default="avg_time",
                         choices=["avg_time", "median_time", "time"])
     parser.add_argument("--layout", dest="method", default="auto",
-                        choices=["auto", "dot", "layered"],
-                        help="auto (default): Graphviz dot up to 1,500 nodes plus labelled edges, "
-                             "trex's layered layout above")
+                        choices=["auto", "dot", "own", "layered"],
+                        help="auto (default): Graphviz dot where it is fast, else trex's own "
+                             "layout; dot or own (alias layered) force one")
     add_profile_options(parser)
     parser.add_argument("--timeout", type=number_option(float, above=0.0, maximum=1e7),
-                        default=600.0, help="seconds to allow Graphviz (default 600)")
+                        default=None, metavar="SECONDS",
+                        help="seconds to allow Graphviz (default: 20 with --layout auto, then "
+                             "trex's own layout draws; 600 with --layout dot)")
     parser.set_defaults(run=run)
 
 
@@ -138,6 +141,8 @@ def _draw(args: argparse.Namespace, plan: EnginePlan, shown: Progress) -> int:
         raise InputError(args.output or os.getcwd(), f"cannot write the drawing: {exc.strerror}"
                          ) from None
     shown.clear()
+    if result.note:
+        print(f"note: {result.note}", file=sys.stderr)
     how = {"dot": "Graphviz dot", "layered": "trex layered layout", "source": "DOT source"}
     print(f"Created file://{result.path} ({result.nodes} nodes, {result.edges} edges, "
           f"{how[result.method]}, {result.seconds:.2f} s)")

@@ -7,21 +7,29 @@ per layer) with every identifier, label and attribute escaped; ``to_dot`` wraps 
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import TrexError
+from ..control_flow import is_back_edge, is_recurrence
 from ..model.graph import SYNC_TYPES
 from ..model.layer import Layer
 from ..model.tensors import Activation
 from .colors import UNKNOWN_KEY_COLOR, precision_colormap, stream_color
-from .escape import HtmlLabel, RecordLabel, clean, dot_quote, esc_string, record_text
+from .escape import (
+    DOT_STRING_BUDGET,
+    ELLIPSIS,
+    HtmlLabel,
+    RecordLabel,
+    clean,
+    dot_quote,
+    esc_string,
+    fit_escaped,
+    record_text,
+    shorten,
+)
 from .formatters import (
     Row,
     html_table,
@@ -34,17 +42,16 @@ from .formatters import (
     tensor_tooltip,
 )
 from .regions import PlanGraph
+from .render import GRAPHVIZ_HINT as GRAPHVIZ_HINT  # re-exported: their home before render.py
+from .render import GraphvizError
+from .render import dot_executable as dot_executable
+from .render import render_dot as render_dot
+from .render import render_source as render_source
+from .structure import GraphStructure, structure_of
 
+MAX_ID_CHARS = 3000  # node ids are names; escaped (at most 5x) they stay under Graphviz's limit
+BACK_EDGE_ATTRS = {"style": "dashed", "constraint": "false"}
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-GRAPHVIZ_HINT = ("Graphviz's `dot` program was not found on PATH; install it (Debian/Ubuntu: "
-                 "`apt-get install graphviz`, macOS: `brew install graphviz`, conda: "
-                 "`conda install graphviz`) or draw as SVG with trex's own layout")
-
-
-class GraphvizError(TrexError):
-    """Graphviz is missing or failed to render a graph."""
-
-
 @dataclass
 class Node:
     """One node of the drawing: a layer, a memory region or a sync (signal/wait) layer."""
@@ -69,6 +76,7 @@ class EdgeSpec:
     attrs: dict[str, str] = field(default_factory=dict)
     kind: str = "data"  # "data" or "dependency"
     tensor: Activation | None = None
+    back: bool = False  # a loop's back-edge (into its Recurrence layer)
 
 
 class _Ids:
@@ -79,7 +87,7 @@ class _Ids:
         self.next_suffix: dict[str, int] = {}
 
     def allocate(self, name: str) -> str:
-        base = clean(name) or "_"
+        base = shorten(clean(name), MAX_ID_CHARS) or "_"
         candidate, n = base, self.next_suffix.get(base, 1)
         while candidate in self.used:
             n += 1
@@ -118,6 +126,7 @@ class DotGraph:
         display_matadata: bool | None = None,
         display_order_edges: bool | None = None,
         graph_attr: dict[str, str] | None = None,
+        bundle_hubs: bool = True,
     ):
         self.plan = plan
         self.layer_node_formatter = layer_node_formatter
@@ -135,6 +144,9 @@ class DotGraph:
         self.display_edge_details = display_edge_details
         self.display_metadata = display_metadata if display_matadata is None else display_matadata
         self.graph_attr = dict(graph_attr or {})
+        self.bundle_hubs = bundle_hubs
+        self._structure: GraphStructure | None = None
+        self._bus_ids: list[list[str]] | None = None
         if display_order_edges is None:
             display_order_edges = getattr(plan, "detailed", True) is False
         self.nodes: list[Node] = []
@@ -142,6 +154,7 @@ class DotGraph:
         self.dropped_edges = 0
         self._ids = _Ids()
         self._layer_ids: dict[str, str] = {}
+        self._layer_types: dict[str, str] = {}
         self._dot: Any = None
 
         plan_graph = PlanGraph(plan, display_regions, display_constants, display_forking_regions)
@@ -215,6 +228,7 @@ class DotGraph:
         for layer in layers:
             node_id = self._ids.allocate(layer.name)
             self._layer_ids[layer.name] = node_id
+            self._layer_types[layer.name] = layer.type
             if layer.name in self._highlight_names:
                 highlighted.append(node_id)
             latency = latencies.get(layer.name) or None
@@ -243,6 +257,14 @@ class DotGraph:
 
     def _add_data_edges(self, plan_graph: PlanGraph, region_ids: dict[str, str]) -> None:
         layer_ids = self._layer_ids
+        order: dict[str, int] = {}
+        producer: dict[str, int] = {}
+        loops = [node.layer for node in plan_graph.layer_nodes if is_recurrence(node.layer.type)]
+        if loops:  # positions, to tell a loop's back-edges (into a Recurrence, from later layers)
+            for i, node in enumerate(plan_graph.layer_nodes):
+                order[node.layer.name] = i
+                for tensor in node.layer.outputs:
+                    producer.setdefault(tensor.name, i)
         for edge in plan_graph.edges_list:
             src = (region_ids if edge.src_is_region else layer_ids).get(edge.src.layer_name)
             dst = (region_ids if edge.dst_is_region else layer_ids).get(edge.dst.layer_name)
@@ -256,8 +278,12 @@ class DotGraph:
             if self.display_edge_details:
                 desc.append(tensor_tooltip(tensor))
             color = precision_colormap.get(tensor.precision, UNKNOWN_KEY_COLOR)
-            self.edges.append(EdgeSpec(src, dst, "\n".join(desc), {"color": color},
-                                       tensor=tensor))
+            back = bool(loops) and not edge.dst_is_region and is_back_edge(
+                self._layer_types.get(edge.dst.layer_name), producer.get(tensor.name, -1),
+                order.get(edge.dst.layer_name, -1))
+            attrs = {"color": color, **BACK_EDGE_ATTRS} if back else {"color": color}
+            self.edges.append(EdgeSpec(src, dst, "\n".join(desc), attrs, tensor=tensor,
+                                       back=back))
 
     def _dependency(self, src: Layer, dst: Layer) -> None:
         a, b = self._layer_ids.get(src.name), self._layer_ids.get(dst.name)
@@ -307,17 +333,62 @@ class DotGraph:
             self._dependency(prev, layer)
 
     # ------------------------------------------------------------------ output
+    @property
+    def structure(self) -> GraphStructure:
+        """Edge ends, layers, back-edges and hub buses (computed once)."""
+        if self._structure is None:
+            self._structure = structure_of(self, self.bundle_hubs)
+        return self._structure
+
     def body(self) -> list[str]:
-        """The DOT statements (graphviz.Digraph ``body`` lines)."""
+        """The DOT statements (graphviz.Digraph ``body`` lines); a hub's edges share one bus."""
         lines = [f"\tgraph [{_attr_list(self.graph_attr)}]\n"] if self.graph_attr else []
         for node in self.nodes:
             label = _label(node.label, str(node.attrs.get("shape", "")))
+            if len(label) > DOT_STRING_BUDGET:  # Graphviz's limit: the rows, shortened
+                label = _label(html_table(fit_rows(node.rows)))
             lines.append(f"\t{dot_quote(node.id)} [{label} {_attr_list(node.attrs)}]\n")
-        for edge in self.edges:
-            label = f"label={dot_quote(edge.label)} " if edge.label else ""
-            lines.append(f"\t{dot_quote(edge.src)} -> {dot_quote(edge.dst)} "
-                         f"[{label}{_attr_list(edge.attrs)}]\n")
+        structure = self.structure if self.bundle_hubs else None
+        taps = self._bus_lines(structure, lines) if structure and structure.buses else {}
+        for i, edge in enumerate(self.edges):
+            src, dst, arrow = taps.get(i, (edge.src, edge.dst, True))
+            lines.append(_edge_line(src, dst, edge.label, edge.attrs, arrow))
         return lines
+
+    def _bus_lines(self, structure: GraphStructure, lines: list[str]
+                   ) -> dict[int, tuple[str, str, bool]]:
+        """Write each bus (point nodes chained beside the graph, one per layer its edges reach);
+        return the new ends of the bussed edges (tap -> consumer, or producer -> tap)."""
+        if self._bus_ids is None:
+            self._bus_ids = []
+        ends, layers = structure.ends, structure.layers
+        taps: dict[int, tuple[str, str, bool]] = {}
+        for b, bus in enumerate(structure.buses):
+            outgoing = bus.direction != "in"
+            hub = self.nodes[bus.node]
+            by_layer: dict[int, list[int]] = {}
+            for i in bus.edges:
+                by_layer.setdefault(layers[ends[i][1] if outgoing else ends[i][0]], []).append(i)
+            if len(self._bus_ids) <= b:
+                self._bus_ids.append([self._ids.allocate(f"{hub.name} (bus {k + 1})")
+                                      for k in range(len(by_layer))])
+            color = str(self.edges[bus.edges[0]].attrs.get("color", "black"))
+            point = {"shape": "point", "width": "0.06", "color": color,
+                     "tooltip": f"{hub.name}: {len(bus.edges)} edges"}
+            wire = {"color": color, "penwidth": "2.5", "arrowhead": "none"}
+            chain = []
+            for k, other_layer in enumerate(sorted(by_layer)):
+                tap = self._bus_ids[b][k]
+                lines.append(f"\t{dot_quote(tap)} [label=\"\" {_attr_list(point)}]\n")
+                chain.append(tap)
+                for i in by_layer[other_layer]:
+                    edge = self.edges[i]
+                    taps[i] = (tap, edge.dst, True) if outgoing else (edge.src, tap, False)
+            path = [hub.id, *chain] if outgoing else [*chain, hub.id]
+            for a, z in zip(path, path[1:]):
+                attrs = wire if (outgoing or z != hub.id) else {**wire, "arrowhead": "normal"}
+                lines.append(_edge_line(a, z, "", attrs))
+        return taps
 
     @property
     def source(self) -> str:
@@ -345,18 +416,44 @@ class DotGraph:
 _TOOLTIPS = frozenset({"tooltip", "edgetooltip", "headtooltip", "labeltooltip", "tailtooltip"})
 
 
+def _tooltip_string(text: str) -> str:
+    # Graphviz (2.43) substitutes escapes in tooltips twice: a literal backslash needs 4.
+    return esc_string(text).replace("\\\\", "\\\\\\\\")
+
+
+def _quoted(text: object) -> str:
+    """A DOT double-quoted string, shortened to fit Graphviz's string limit."""
+    return f'"{fit_escaped(str(text), esc_string)}"'
+
+
 def _attr_list(attrs: dict[str, Any]) -> str:
     parts = []
     for key, value in attrs.items():
         if value is None or not _ATTR_NAME.match(str(key)) or key == "label":
             continue
         if key in _TOOLTIPS:
-            # Graphviz (2.43) substitutes escapes in tooltips twice: a literal backslash needs 4.
-            body = esc_string(value).replace("\\\\", "\\\\\\\\")
-            parts.append(f'{key}="{body}"')
+            parts.append(f'{key}="{fit_escaped(str(value), _tooltip_string)}"')
         else:
-            parts.append(f"{key}={dot_quote(value)}")
+            parts.append(f"{key}={_quoted(value)}")
     return " ".join(parts)
+
+
+def _edge_line(src: str, dst: str, label: str, attrs: dict[str, Any], arrow: bool = True) -> str:
+    text = f"label={_quoted(label)} " if label else ""
+    if not arrow:
+        attrs = {**attrs, "arrowhead": "none"}
+    return f"\t{dot_quote(src)} -> {dot_quote(dst)} [{text}{_attr_list(attrs)}]\n"
+
+
+def fit_rows(rows: list[Row], budget: int = DOT_STRING_BUDGET) -> list[Row]:
+    """Label rows shortened (and, if very many, cut with a count) so that the label fits."""
+    for row_chars, max_rows in ((200, 400), (80, 150), (40, 60)):
+        fitted = [(shorten(str(text), row_chars), color) for text, color in rows[:max_rows]]
+        if len(rows) > max_rows:
+            fitted.append((f"{ELLIPSIS} {len(rows) - max_rows} more rows", None))
+        if len(_label(html_table(fitted))) <= budget:
+            return fitted
+    return fitted
 
 
 def _label(label: str, shape: str = "") -> str:
@@ -365,6 +462,8 @@ def _label(label: str, shape: str = "") -> str:
     if isinstance(label, RecordLabel):
         return f'label="{label}"'
     text = str(label)
+    if len(text) > DOT_STRING_BUDGET:
+        return f"label={_quoted(text)}"  # too long: the caller falls back to the shortened rows
     if text.startswith("<") and text.endswith(">") and _balanced(text):
         # A custom TREx-style renderer returning an HTML label: the caller's markup, as in TREx.
         return f"label={text}"
@@ -387,45 +486,3 @@ def to_dot(plan: Any, layer_node_formatter: Callable[[Layer], dict[str, str]],
            **kwargs: Any) -> Any:
     """Convert a plan to a ``graphviz.Digraph`` (TREx's ``to_dot``; options as in DotGraph)."""
     return DotGraph(plan, layer_node_formatter, **kwargs).dot
-
-
-def dot_executable() -> str | None:
-    """Path of Graphviz's ``dot``, or None."""
-    return shutil.which("dot")
-
-
-def render_source(source: str, output_path: str | os.PathLike, output_format: str = "svg",
-                  layout_engine: str = "dot", timeout: float | None = None,
-                  extra_args: Iterable[str] = ()) -> str:
-    """Render DOT source with Graphviz into ``output_path``; return its absolute path."""
-    path = os.path.abspath(output_path)
-    if output_format in ("dot", "gv"):
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(source)
-        return path
-    exe = shutil.which(layout_engine)
-    if exe is None:
-        raise GraphvizError(GRAPHVIZ_HINT)
-    try:
-        proc = subprocess.run([exe, f"-T{output_format}", *extra_args, "-o", path],
-                              input=source.encode("utf-8"), capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        raise GraphvizError(f"Graphviz `{layout_engine}` took more than {timeout:.0f} s; "
-                            "draw large graphs as SVG with trex's own layout") from exc
-    if proc.returncode != 0:
-        message = clean(proc.stderr.decode("utf-8", "replace").strip())[:500]
-        raise GraphvizError(f"Graphviz `{layout_engine}` failed: {message}")
-    return path
-
-
-def render_dot(dot_graph: Any, engine_name: str, output_format: str = "svg",
-               timeout: float | None = None) -> str:
-    """Render a Digraph (or DotGraph, or DOT text) to ``<engine_name>.<format>``; return the path."""
-    if isinstance(dot_graph, DotGraph):
-        source = dot_graph.source
-    else:
-        source = dot_graph if isinstance(dot_graph, str) else getattr(dot_graph, "source",
-                                                                       str(dot_graph))
-    return render_source(source, f"{engine_name}.{output_format}", output_format,
-                         timeout=timeout)
-

@@ -1,10 +1,9 @@
-"""Drawing a plan to a file, choosing the renderer by size and format.
+"""Drawing a plan to a file, choosing the layout by the graph's shape and the format.
 
-Graphviz ``dot`` lays out small graphs best but is superlinear, and each edge label costs it about
-as much as a node. Measured on a 2-core machine (replicated real engines, no edge labels):
-1,300 nodes 0.55 s, 2,500 nodes 1.6 s, 3,800 nodes 5.3 s; 2,500 nodes with edge labels 13.6 s.
-So ``dot`` is used while nodes + labelled edges <= ``DOT_MAX_NODES`` (under about 1 s), and
-larger graphs are laid out by trex's own layered layout and written as SVG directly.
+Graphviz ``dot`` lays out small graphs best but is superlinear, worst on long edges crossing many
+ranks; :mod:`trex.graph.cost` predicts its time from the graph and picks ``dot`` only where it is
+fast. ``dot`` then runs under a time budget: when the budget is exceeded, trex's own layered layout
+draws instead (SVG) and the result says so in a one-line ``note``.
 """
 
 from __future__ import annotations
@@ -19,12 +18,23 @@ from typing import Any
 
 from ..model.layer import Layer
 from ..safety import safe_filename
+from .cost import (
+    DOT_BUDGET_SECONDS,
+    DOT_MAX_COST,
+    METHOD_ALIASES,
+    METHODS,
+    DotCost,
+    check_timeout,
+    choose_layout,
+)
+from .cost import dot_cost as graph_cost
 from .dot import DotGraph, GraphvizError, dot_executable, render_source
 from .formatters import layer_latency_formatter, layer_precision_formatter, layer_type_formatter
+from .render import GraphvizTimeout
 
-DOT_MAX_NODES = 1500
+DOT_MAX_NODES = DOT_MAX_COST  # the name of the threshold before edges were counted
+DOT_FORCED_TIMEOUT = 600.0  # --layout dot without --timeout
 FORMATS = ("svg", "png", "dot")
-METHODS = ("auto", "dot", "layered")
 COLOR_BY = ("type", "precision", "latency")
 
 
@@ -37,6 +47,7 @@ class DrawResult:
     nodes: int
     edges: int
     seconds: float
+    note: str = ""  # set when dot ran out of its time budget and the own layout drew instead
 
 
 def formatter_for(plan: Any, color_by: str = "type",
@@ -51,24 +62,18 @@ def formatter_for(plan: Any, color_by: str = "type",
     raise ValueError(f"color_by must be one of {', '.join(COLOR_BY)}, not {color_by!r}")
 
 
-def dot_cost(graph: DotGraph) -> int:
-    """What a graph costs Graphviz ``dot``: its nodes plus its labelled edges."""
-    return len(graph.nodes) + sum(1 for edge in graph.edges if edge.label)
+def dot_cost(graph: DotGraph) -> DotCost:
+    """What a graph costs Graphviz ``dot`` (:class:`trex.graph.cost.DotCost`)."""
+    return graph_cost(graph)
 
 
-def choose_method(cost: int, output_format: str, method: str = "auto") -> str:
-    """``dot`` or ``layered`` for a graph of :func:`dot_cost` ``cost`` (module docstring)."""
+def choose_method(cost: DotCost | int, output_format: str, method: str = "auto") -> str:
+    """``dot``, ``layered`` or ``source`` for a graph of :func:`dot_cost` ``cost``."""
     if output_format == "dot":
         return "source"
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
-    if method != "auto":
-        return method
-    if output_format == "png":
-        return "dot"
-    if cost <= DOT_MAX_NODES and dot_executable():
-        return "dot"
-    return "layered"
+    if METHOD_ALIASES.get(method, method) not in METHODS:
+        raise ValueError(f"method must be one of auto, dot, own, not {method!r}")
+    return choose_layout(cost, output_format, method, dot_executable() is not None)
 
 
 def default_output(plan: Any, output_format: str) -> str:
@@ -93,27 +98,43 @@ def gc_paused() -> Iterator[None]:
 def draw_plan(plan: Any, output: str | os.PathLike | None = None, output_format: str = "svg",
               color_by: str = "type", method: str = "auto", latency_type: str = "avg_time",
               timeout: float | None = None, **options: Any) -> DrawResult:
-    """Draw ``plan`` (an EnginePlan or a beam/query SubPlan) to a file; options as in to_dot."""
+    """Draw ``plan`` (an EnginePlan or a beam/query SubPlan) to a file; options as in to_dot.
+
+    ``method``: ``auto`` (by :mod:`trex.graph.cost`), ``dot`` or ``layered`` (alias ``own``).
+    ``timeout``: seconds allowed to Graphviz (default: ``DOT_BUDGET_SECONDS`` for ``auto``, after
+    which the own layout draws an SVG instead; ``DOT_FORCED_TIMEOUT`` for ``dot``)."""
     if output_format not in FORMATS:
         raise ValueError(f"output_format must be one of {', '.join(FORMATS)}")
+    timeout = check_timeout(timeout)
     start = time.perf_counter()
     formatter = formatter_for(plan, color_by, latency_type)
     path = os.fspath(output) if output is not None else default_output(plan, output_format)
+    note = ""
     with gc_paused():
         graph = DotGraph(plan, formatter, latency_type=latency_type, **options)
-        chosen = choose_method(dot_cost(graph), output_format, method)
-        if chosen == "layered":
-            if output_format != "svg":
-                raise GraphvizError("trex's own layout writes SVG only; use -of svg (or a beam "
-                                    "or query) for graphs this large")
-            from .svg import graph_to_svg
-
-            path = os.path.abspath(path)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(graph_to_svg(graph, str(getattr(plan, "name", ""))))
-        else:
-            source = graph.source
+        auto = METHOD_ALIASES.get(method, method) == "auto"
+        cost = dot_cost(graph) if auto and output_format == "svg" else len(graph.nodes)
+        chosen = choose_method(cost, output_format, method)
+        source = graph.source if chosen != "layered" else ""
     if chosen != "layered":
-        path = render_source(source, path, output_format, timeout=timeout)
+        budget = timeout or (DOT_BUDGET_SECONDS if auto else DOT_FORCED_TIMEOUT)
+        try:
+            path = render_source(source, path, output_format, timeout=budget)
+        except GraphvizTimeout:
+            if not auto or output_format != "svg":
+                raise
+            shape = cost.describe() if isinstance(cost, DotCost) else f"{cost} nodes"
+            note = (f"Graphviz dot took more than {budget:g} s ({shape}); "
+                    "drawn with trex's own layout instead")
+            chosen = "layered"
+    if chosen == "layered":
+        if output_format != "svg":
+            raise GraphvizError("trex's own layout writes SVG only; use -of svg (or a beam "
+                                "or query) for graphs this large")
+        from .svg import graph_to_svg
+
+        path = os.path.abspath(path)
+        with gc_paused(), open(path, "w", encoding="utf-8") as f:
+            f.write(graph_to_svg(graph, str(getattr(plan, "name", ""))))
     return DrawResult(path, chosen, len(graph.nodes), len(graph.edges),
-                      time.perf_counter() - start)
+                      time.perf_counter() - start, note)

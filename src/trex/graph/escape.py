@@ -7,6 +7,7 @@ written into DOT source or SVG, so no name can end a string, open a tag or injec
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # C0 and C1 control characters, DEL, lone surrogates and the Unicode non-characters XML forbids.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
@@ -89,3 +90,28 @@ def xml_attr(text: object) -> str:
 def xml_multiline(text: object) -> str:
     """Text content for SVG/XML that keeps its line breaks (for ``<title>`` tooltips)."""
     return clean_lines(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# Graphviz rejects a quoted or HTML string longer than 16,384 characters ("syntax error ...
+# longer than 16384?"): every string trex writes into DOT source stays under this, escaped.
+DOT_MAX_STRING = 16384
+DOT_STRING_BUDGET = 16000  # a margin for the quotes and the HTML table markup around a label
+ELLIPSIS = "\u2026"
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ending with an ellipsis when cut."""
+    return text if len(text) <= limit else text[:max(0, limit - 1)] + ELLIPSIS
+
+
+def fit_escaped(text: str, escape: Callable[[str], str], budget: int = DOT_STRING_BUDGET) -> str:
+    """``escape(text)``, or of ``text`` shortened (with an ellipsis) so that it fits ``budget``."""
+    escaped = escape(text)
+    if len(escaped) <= budget:
+        return escaped
+    keep = len(text) * budget // len(escaped)
+    while True:  # escaping is at most 10x: a few rounds at most
+        escaped = escape(shorten(text, keep))
+        if len(escaped) <= budget or keep <= 1:
+            return escaped
+        keep = keep * 9 // 10

@@ -1,15 +1,19 @@
-"""A layered (Sugiyama-style) layout for large graphs, near-linear in nodes and edges.
+"""A layered (Sugiyama-style) layout for large graphs, linear in nodes and edges (bar sorting).
 
-Layers by longest path in topological order (cycles broken at the earliest remaining node),
-dummy nodes on edges spanning several layers (within a budget), barycentric ordering sweeps, then
-x coordinates by isotonic regression so that chains stay straight and nodes never overlap.
+Layers by longest path in topological order (cycles broken at the earliest remaining node; a loop's
+back-edges left out), dummy nodes on edges spanning several layers (within a budget), barycentric
+ordering sweeps, then x coordinates by isotonic regression so that chains stay straight and nodes
+never overlap. A hub's edges (see :mod:`trex.graph.hubs`) share one bus: a chain of dummies beside
+the graph with one tap per layer of the hub's consumers, so the hub costs O(layers it spans) and
+its fan of long edges becomes one line with short branches. Every step is one pass over nodes and
+edges, or a sort of one layer's row: O((V + E) log V) overall.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
 
 LAYER_GAP = 40.0  # vertical space between layers
 NODE_GAP = 24.0  # horizontal space between neighbours in a layer
@@ -18,27 +22,46 @@ MAX_SPAN_WITH_DUMMIES = 64  # longer edges are drawn straight, without dummy nod
 DUMMY_BUDGET_FACTOR = 4  # at most this many dummies per real node
 ORDER_SWEEPS = 4
 PLACEMENT_SWEEPS = 4
+BACK_EDGE_OFFSET = 30.0  # how far right of its ends a loop's back-edge curves
+
+Point = tuple[float, float]
+
+
+@dataclass
+class Bus:
+    """Edges drawn as one bus: ``edges`` (indices) all leave ``node`` (``out``) or enter it (``in``)."""
+
+    node: int
+    edges: list[int]
+    direction: str = "out"
 
 
 @dataclass
 class Layout:
-    """Node centres, canvas size and one polyline (list of points) per input edge."""
+    """Node centres, canvas size, one polyline (list of points) per input edge and one per bus.
+
+    An edge on a bus is routed as its short branch between the bus and its other end."""
 
     x: list[float]
     y: list[float]
     width: float
     height: float
-    routes: list[list[tuple[float, float]]]
+    routes: list[list[Point]]
     layers: list[int]
     dummies: int
+    buses: list[list[Point]] = field(default_factory=list)
 
 
-def _topological_layers(n: int, edges: Sequence[tuple[int, int]]) -> tuple[list[int], list[bool]]:
-    """Longest-path layer of each node and, per edge, whether it goes forward (not a back edge)."""
+def topological_layers(n: int, edges: Sequence[tuple[int, int]],
+                       back: Collection[int] = ()) -> tuple[list[int], list[bool]]:
+    """Longest-path layer of each node and, per edge, whether it goes forward (not a back edge).
+
+    Edges whose index is in ``back`` (a loop's back-edges) are left out of the layering."""
     succ: list[list[int]] = [[] for _ in range(n)]
     indeg = [0] * n
+    skip = set(back)
     for i, (s, t) in enumerate(edges):
-        if s != t:
+        if s != t and i not in skip:
             succ[s].append(i)
             indeg[t] += 1
     layer = [0] * n
@@ -81,8 +104,9 @@ def _topological_layers(n: int, edges: Sequence[tuple[int, int]]) -> tuple[list[
                 layer[v] = max(layer[v], min(below) - 1)
     # Isolated nodes sit beside the node before them in input (execution) order.
     connected = [False] * n
-    for s, t in edges:
-        connected[s] = connected[t] = True
+    for i, (s, t) in enumerate(edges):
+        if i not in skip:
+            connected[s] = connected[t] = True
     previous = 0
     for v in range(n):
         if connected[v]:
@@ -90,6 +114,9 @@ def _topological_layers(n: int, edges: Sequence[tuple[int, int]]) -> tuple[list[
         else:
             layer[v] = previous
     return layer, forward
+
+
+_topological_layers = topological_layers  # the name before buses existed
 
 
 def _isotonic(targets: list[float]) -> list[float]:
@@ -110,43 +137,56 @@ def _isotonic(targets: list[float]) -> list[float]:
 
 
 def layered_layout(widths: Sequence[float], heights: Sequence[float],
-                   edges: Sequence[tuple[int, int]]) -> Layout:
-    """Lay out nodes of the given sizes top-down; ``edges`` are (source, target) indices."""
+                   edges: Sequence[tuple[int, int]], buses: Sequence[Bus] = (),
+                   back: Collection[int] = (),
+                   layering: tuple[list[int], list[bool]] | None = None) -> Layout:
+    """Lay out nodes of the given sizes top-down; ``edges`` are (source, target) indices.
+
+    ``buses`` group a hub's edges onto one bus; ``back`` are a loop's back-edges (routed up the
+    right side); ``layering`` is :func:`topological_layers`'s result when the caller has it."""
     n = len(widths)
     if n == 0:
-        return Layout([], [], 0.0, 0.0, [[] for _ in edges], [], 0)
-    layer, forward = _topological_layers(n, edges)
+        return Layout([], [], 0.0, 0.0, [[] for _ in edges], [], 0, [[] for _ in buses])
+    layer, forward = layering if layering is not None else topological_layers(n, edges, back)
     width = list(widths)
     layer_of = list(layer)
     up: list[list[int]] = [[] for _ in range(n)]  # neighbours in the layer above
     down: list[list[int]] = [[] for _ in range(n)]  # neighbours in the layer below
     chains: list[list[int] | None] = [None] * len(edges)
     budget = DUMMY_BUDGET_FACTOR * n + 1000
-    for i, (s, t) in enumerate(edges):
-        if s == t or not forward[i]:
-            continue
-        span = layer_of[t] - layer_of[s]
-        if span == 1:
-            down[s].append(t)
-            up[t].append(s)
-            chains[i] = [s, t]
-        elif 1 < span <= MAX_SPAN_WITH_DUMMIES and budget >= span - 1:
+
+    def dummy(at_layer: int) -> int:
+        d = len(layer_of)
+        layer_of.append(at_layer)
+        width.append(DUMMY_WIDTH)
+        up.append([])
+        down.append([])
+        return d
+
+    def connect(a: int, b: int, force: bool = False) -> list[int] | None:
+        """Link ``a`` to ``b`` (a lower layer) through dummies and return them; None when the
+        edge is too long for dummies (linked directly only when ``force``)."""
+        nonlocal budget
+        span = layer_of[b] - layer_of[a]
+        inner: list[int] = []
+        if 1 < span <= MAX_SPAN_WITH_DUMMIES and budget >= span - 1:
             budget -= span - 1
-            chain = [s]
-            prev = s
-            for k in range(1, span):
-                d = len(layer_of)
-                layer_of.append(layer_of[s] + k)
-                width.append(DUMMY_WIDTH)
-                up.append([prev])
-                down.append([])
-                down[prev].append(d)
-                chain.append(d)
-                prev = d
-            down[prev].append(t)
-            up[t].append(prev)
-            chain.append(t)
-            chains[i] = chain
+            inner = [dummy(layer_of[a] + k) for k in range(1, span)]
+        elif span != 1 and not force:
+            return None
+        for u, v in zip([a, *inner], [*inner, b]):
+            down[u].append(v)
+            up[v].append(u)
+        return inner
+
+    taps: dict[int, tuple[int, bool]] = {}  # bussed edge -> (bus node of its branch, outgoing)
+    paths = [_bus_path(bus, edges, forward, layer_of, dummy, connect, taps) for bus in buses]
+    for i, (s, t) in enumerate(edges):
+        if s == t or not forward[i] or i in taps:
+            continue
+        inner = connect(s, t)
+        if inner is not None:
+            chains[i] = [s, *inner, t]
     total = len(layer_of)
     nlayers = max(layer_of) + 1
     rows: list[list[int]] = [[] for _ in range(nlayers)]
@@ -218,12 +258,12 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
     layer_height = [0.0] * nlayers
     for v in range(n):
         layer_height[layer_of[v]] = max(layer_height[layer_of[v]], heights[v])
-    top = [0.0] * nlayers
+    layer_top = [0.0] * nlayers
     cursor = 0.0
     for li in range(nlayers):
-        top[li] = cursor
+        layer_top[li] = cursor
         cursor += layer_height[li] + LAYER_GAP
-    y = [top[layer_of[v]] + layer_height[layer_of[v]] / 2 for v in range(total)]
+    y = [layer_top[layer_of[v]] + layer_height[layer_of[v]] / 2 for v in range(total)]
 
     margin = 20.0
     min_x = min(x[v] - width[v] / 2 for v in range(total))
@@ -234,15 +274,75 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
     canvas_w = max_x - min_x + 2 * margin
     canvas_h = cursor - LAYER_GAP + 2 * margin
 
-    routes: list[list[tuple[float, float]]] = []
+    def top(v: int) -> Point:
+        return (x[v], y[v] - heights[v] / 2) if v < n else (x[v], y[v])
+
+    def bottom(v: int) -> Point:
+        return (x[v], y[v] + heights[v] / 2) if v < n else (x[v], y[v])
+
+    back_set = set(back)
+    routes: list[list[Point]] = []
     for i, (s, t) in enumerate(edges):
         chain = chains[i]
-        start = (x[s], y[s] + heights[s] / 2)
-        end = (x[t], y[t] - heights[t] / 2)
         if s == t:
             routes.append([])
+        elif i in taps:
+            tap, outgoing = taps[i]
+            routes.append([bottom(tap), top(t)] if outgoing else [bottom(s), top(tap)])
+        elif i in back_set:
+            right = max(x[s] + width[s] / 2, x[t] + width[t] / 2) + BACK_EDGE_OFFSET
+            routes.append([(x[s] + width[s] / 2, y[s]), (right, (y[s] + y[t]) / 2),
+                           (x[t] + width[t] / 2, y[t])])
         elif chain is None:
-            routes.append([start, end])
+            routes.append([bottom(s), top(t)])
         else:
-            routes.append([start, *((x[d], y[d]) for d in chain[1:-1]), end])
-    return Layout(x[:n], y[:n], canvas_w, canvas_h, routes, layer_of[:n], total - n)
+            routes.append([bottom(s), *((x[d], y[d]) for d in chain[1:-1]), top(t)])
+    bus_routes = []
+    for bus, path in zip(buses, paths):
+        if len(path) < 2:
+            bus_routes.append([])
+        elif bus.direction == "in":
+            bus_routes.append([*((x[d], y[d]) for d in path[:-1]), top(path[-1])])
+        else:
+            bus_routes.append([bottom(path[0]), *((x[d], y[d]) for d in path[1:])])
+    return Layout(x[:n], y[:n], canvas_w, canvas_h, routes, layer_of[:n], total - n, bus_routes)
+
+
+def _bus_path(bus: Bus, edges: Sequence[tuple[int, int]], forward: list[bool], layer_of: list[int],
+              dummy: Callable[[int], int], connect: Callable[..., list[int] | None],
+              taps: dict[int, tuple[int, bool]]) -> list[int]:
+    """Build one bus: a tap per layer of the hub's other ends, chained; returns the bus's nodes
+    from top to bottom (the hub first for ``out``, last for ``in``) and fills ``taps``."""
+    hub = bus.node
+    outgoing = bus.direction != "in"
+    by_layer: dict[int, list[int]] = {}
+    for i in bus.edges:
+        s, t = edges[i]
+        if not forward[i] or (s if outgoing else t) != hub or s == t:
+            continue
+        other = t if outgoing else s
+        by_layer.setdefault(layer_of[other], []).append(i)
+    path = [hub] if outgoing else []
+    prev = hub if outgoing else None
+    for other_layer in sorted(by_layer):
+        tap_layer = other_layer - 1 if outgoing else other_layer + 1
+        if tap_layer == layer_of[hub]:
+            tap = hub
+        else:
+            tap = dummy(tap_layer)
+            if prev is not None:
+                path.extend(connect(prev, tap, True) or ())
+            path.append(tap)
+        for i in by_layer[other_layer]:
+            s, t = edges[i]
+            if outgoing:
+                connect(tap, t)
+            else:
+                connect(s, tap)
+            taps[i] = (tap, outgoing)
+        prev = tap
+    if not outgoing and by_layer:
+        if prev != hub:
+            path.extend(connect(prev, hub, True) or ())
+        path.append(hub)
+    return path

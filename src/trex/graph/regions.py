@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ..control_flow import is_recurrence
 from ..model.layer import Layer
 from ..model.profiles import strip_profile
 from ..model.tensors import Activation
@@ -112,11 +113,23 @@ def regions_factory(plan: Any) -> list[Region]:
     """The regions of a plan's layers, in order of first use (linear in tensor uses)."""
     is_binding_name = binding_checker(plan)
     story: dict[str, list[tuple[str, int, bool, Activation]]] = {}
+    # A Recurrence layer reads its loop body's output (written later) as the next iteration's
+    # value: that read is kept for after the tensor's writes, so the edge is body -> Recurrence.
+    deferred: list[tuple[str, str, int, Activation]] = []
+    written: set[str] = set()
     for layer in plan.layers:
+        recurrence = is_recurrence(layer.type)
         for port, tensor in enumerate(layer.inputs):
-            story.setdefault(tensor.name, []).append((layer.name, port, False, tensor))
+            events = story.setdefault(tensor.name, [])
+            if recurrence and tensor.name not in written and not is_binding_name(tensor.name):
+                deferred.append((tensor.name, layer.name, port, tensor))
+                continue
+            events.append((layer.name, port, False, tensor))
         for port, tensor in enumerate(layer.outputs):
             story.setdefault(tensor.name, []).append((layer.name, port, True, tensor))
+            written.add(tensor.name)
+    for name, layer_name, port, tensor in deferred:
+        story[name].append((layer_name, port, False, tensor))
 
     regions: list[Region] = []
     for name, events in story.items():

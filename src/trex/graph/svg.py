@@ -48,14 +48,23 @@ def _fmt(v: float) -> str:
     return f"{v:.1f}"
 
 
+def layout_graph(graph: Any, sizes: list[tuple[float, float]] | None = None) -> Layout:
+    """The layered layout of a :class:`~trex.graph.dot.DotGraph` (its hubs on buses, its loops'
+    back-edges up the side), nodes sized by :func:`node_size` unless ``sizes`` are given."""
+    if sizes is None:
+        sizes = [node_size(node.rows) for node in graph.nodes]
+    structure = graph.structure
+    return layered_layout([w for w, _ in sizes], [h for _, h in sizes], structure.ends,
+                          structure.buses, structure.back, structure.layering)
+
+
 def graph_to_svg(graph: Any, title: str = "", layout: Layout | None = None) -> str:
     """Lay out a :class:`~trex.graph.dot.DotGraph` with the layered layout and return SVG text."""
     nodes = graph.nodes
     index = {node.id: i for i, node in enumerate(nodes)}
     sizes = [node_size(node.rows) for node in nodes]
-    edge_ends = [(index[e.src], index[e.dst]) for e in graph.edges]
     if layout is None:
-        layout = layered_layout([w for w, _ in sizes], [h for _, h in sizes], edge_ends)
+        layout = layout_graph(graph, sizes)
 
     out: list[str] = []
     w, h = layout.width, layout.height
@@ -64,7 +73,8 @@ def graph_to_svg(graph: Any, title: str = "", layout: Layout | None = None) -> s
                f'viewBox="0 0 {_fmt(w)} {_fmt(h)}">\n')
     out.append(f"<title>{xml_text(title)}</title>\n")
     out.append("<style>text{font-family:Helvetica,Arial,sans-serif;font-size:12px}"
-               ".e{fill:none;stroke-width:1.4}.s{stroke:#bbb;stroke-width:1}</style>\n")
+               ".e{fill:none;stroke-width:1.4}.s{stroke:#bbb;stroke-width:1}"
+               ".bus{fill:none;stroke-width:3;stroke-opacity:.6;stroke-linejoin:round}</style>\n")
 
     markers: dict[str, str] = {}
     edge_colors = []
@@ -78,14 +88,13 @@ def graph_to_svg(graph: Any, title: str = "", layout: Layout | None = None) -> s
         out.append(f'<marker id="{mid}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
                    f'markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="{color}"/>'
                    "</marker>")
-    out.append("</defs>\n<g class=\"edges\">\n")
+    out.append("</defs>\n")
+    out.append(_buses_svg(graph, layout, edge_colors))
+    out.append("<g class=\"edges\">\n")
     for edge, route, color in zip(graph.edges, layout.routes, edge_colors):
         if len(route) < 2:
             continue
-        d = [f"M{_fmt(route[0][0])},{_fmt(route[0][1])}"]
-        for (x0, y0), (x1, y1) in zip(route, route[1:]):
-            my = (y0 + y1) / 2
-            d.append(f"C{_fmt(x0)},{_fmt(my)} {_fmt(x1)},{_fmt(my)} {_fmt(x1)},{_fmt(y1)}")
+        d = [_route_d(route)]
         dash = ' stroke-dasharray="5,4"' if edge.attrs.get("style") == "dashed" else ""
         tip = f"{nodes[index[edge.src]].name} \u2192 {nodes[index[edge.dst]].name}"
         if edge.label:
@@ -98,6 +107,29 @@ def graph_to_svg(graph: Any, title: str = "", layout: Layout | None = None) -> s
         out.append(_node_svg(i, node, layout.x[i], layout.y[i], sizes[i]))
     out.append("</g>\n</svg>\n")
     return "".join(out)
+
+
+def _route_d(route: list[tuple[float, float]]) -> str:
+    d = [f"M{_fmt(route[0][0])},{_fmt(route[0][1])}"]
+    for (x0, y0), (x1, y1) in zip(route, route[1:]):
+        my = (y0 + y1) / 2
+        d.append(f"C{_fmt(x0)},{_fmt(my)} {_fmt(x1)},{_fmt(my)} {_fmt(x1)},{_fmt(y1)}")
+    return "".join(d)
+
+
+def _buses_svg(graph: Any, layout: Layout, edge_colors: list[str]) -> str:
+    """One thick, translucent line per hub bus (its edges branch off it with their arrows)."""
+    buses = graph.structure.buses if layout.buses else []
+    parts = []
+    for bus, route in zip(buses, layout.buses):
+        if len(route) < 2:
+            continue
+        hub = graph.nodes[bus.node]
+        ends = "consumers" if bus.direction != "in" else "producers"
+        tip = f"{hub.name}\nbus: {len(bus.edges)} edges to its {ends}"
+        parts.append(f'<path class="bus" d="{_route_d(route)}" stroke="{edge_colors[bus.edges[0]]}">'
+                     f"<title>{xml_multiline(tip)}</title></path>\n")
+    return f'<g class="buses">\n{"".join(parts)}</g>\n' if parts else ""
 
 
 def _node_svg(i: int, node: Any, cx: float, cy: float, size: tuple[float, float]) -> str:

@@ -1,4 +1,4 @@
-"""The engine graph of a report: trex's DotGraph nodes and edges, placed by its layered layout.
+"""The engine graph of a report: trex's DotGraph nodes and edges, placed as ``trex draw`` places them.
 
 Nodes keep the label rows, sizes and colours of ``trex draw`` (type, precision and latency fills
 from :mod:`trex.graph.formatters`); the page draws only what is in view, so the payload holds
@@ -11,10 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from ..graph import DotGraph, layered_layout
+from ..graph import DotGraph
 from ..graph.colors import UNKNOWN_KEY_COLOR, latency_color, precision_colormap, text_color
 from ..graph.drawing import gc_paused
 from ..graph.formatters import layer_type_color, plan_latencies
+from ..graph.placement import place_graph
 from ..graph.svg import MAX_ROW_CHARS, node_size, svg_color
 from ..model.layer import Layer
 from ..model.plan import EnginePlan
@@ -84,8 +85,9 @@ def _routes(layout: Any, sizes: list[tuple[float, float]], ends: list[tuple[int,
     return routes, full
 
 
-def graph_payload(plan: EnginePlan) -> dict[str, Any]:
-    """Nodes (centre, size, kind, df row, label rows, fills), edges (ends, route, colour, dash).
+def graph_payload(plan: EnginePlan, layout_method: str = "auto") -> dict[str, Any]:
+    """Nodes (centre, size, kind, df row, label rows, fills), edges (ends, route, colour, dash),
+    hub buses; placed as ``trex draw --layout`` would (:func:`trex.graph.placement.place_graph`).
 
     Label rows are indices into ``nodes["text"]`` (each distinct row text once); routes leave
     out their default end points (see :func:`_routes`)."""
@@ -93,10 +95,9 @@ def graph_payload(plan: EnginePlan) -> dict[str, Any]:
         graph = DotGraph(plan, _fill_formatter, layer_node_renderer=_no_label,
                          display_edge_details=False)
         nodes = graph.nodes
-        index = {node.id: i for i, node in enumerate(nodes)}
         sizes = [node_size(node.rows) for node in nodes]
-        ends = [(index[e.src], index[e.dst]) for e in graph.edges]
-        layout = layered_layout([w for w, _ in sizes], [h for _, h in sizes], ends)
+        ends = graph.structure.ends
+        layout, method, note = place_graph(graph, sizes, layout_method)
 
     rows_of = {id(layer): i for i, layer in enumerate(plan.layers)}
     latencies = plan_latencies(plan)
@@ -134,6 +135,13 @@ def graph_payload(plan: EnginePlan) -> dict[str, Any]:
         edge_dash.append(1 if edge.attrs.get("style") == "dashed" else 0)
     routes, full = _routes(layout, sizes, ends)
 
+    buses = graph.structure.buses
+    bus_payload = {
+        "node": [bus.node for bus in buses],
+        "color": [edge_color[bus.edges[0]] for bus in buses],
+        "edges": [len(bus.edges) for bus in buses],
+        "route": [[round(v, 1) for point in route for v in point] for route in layout.buses],
+    }
     tensors = {}
     for i, node in enumerate(nodes):
         if node.tensor is not None:
@@ -167,5 +175,8 @@ def graph_payload(plan: EnginePlan) -> dict[str, Any]:
             "route": routes,
             "full": full,
         },
+        "buses": bus_payload,
         "dropped_edges": graph.dropped_edges,
+        "layout": method,
+        "layout_note": note,
     }

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from ..control_flow import is_back_edge
 from ..formats.records import ProfileRecord, ProfileRun
 from ..formats.units import PLAUSIBLE_MS
 from .graph import LayerGraph
@@ -93,12 +94,16 @@ def _shape_of(tensor: str, tensors: list[Activation]) -> tuple[int, ...] | None:
 
 
 def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[str]:
-    """Layers on a cycle: Kahn's algorithm, then drop what only hangs below a cycle."""
+    """Layers on a cycle: Kahn's algorithm, then drop what only hangs below a cycle (linear).
+
+    A loop's back-edge (into its Recurrence layer) is expected and left out."""
     successors: list[set[int]] = [set() for _ in layers]
     indegree = [0] * len(layers)
     for index, layer in enumerate(layers):
         for tensor in {t.name for t in layer.inputs}:
             src = producers.get(tensor)
+            if src is not None and is_back_edge(layer.type, src, index):
+                continue
             if src is not None and src != index and index not in successors[src]:
                 successors[src].add(index)
                 indegree[index] += 1
@@ -115,13 +120,19 @@ def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[st
         return []
     # Left over: layers on a cycle and layers downstream of one; peel off the downstream ones.
     remaining = {i for i, d in enumerate(indegree) if d > 0}
-    changed = True
-    while changed:
-        changed = False
-        for node in list(remaining):
-            if not successors[node] & remaining:
-                remaining.discard(node)
-                changed = True
+    outdegree = {i: len(successors[i] & remaining) for i in remaining}
+    predecessors: dict[int, list[int]] = {i: [] for i in remaining}
+    for node in remaining:
+        for nxt in successors[node] & remaining:
+            predecessors[nxt].append(node)
+    leaves = [i for i, d in outdegree.items() if d == 0]
+    while leaves:
+        node = leaves.pop()
+        remaining.discard(node)
+        for prev in predecessors[node]:
+            outdegree[prev] -= 1
+            if outdegree[prev] == 0:
+                leaves.append(prev)
     return [layers[i].name for i in sorted(remaining)]
 
 

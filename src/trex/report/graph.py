@@ -1,12 +1,15 @@
 """Plan-graph drawings of TREx's report card, through :mod:`trex.graph` (imported on first use).
 
 ``draw_plan_graph`` renders one of TREx's five presets to ``<engine_name>.svg`` and returns its
-path; without Graphviz's ``dot`` an SVG is still written with trex's own layout.
+path. The layout is chosen as ``trex draw --layout auto`` chooses it (:mod:`trex.graph.cost`):
+Graphviz ``dot`` where it is fast, within a time budget, else trex's own layout (with a warning
+when the budget ran out); without Graphviz an SVG is still written with trex's own layout.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 from ..model.plan import EnginePlan
@@ -28,23 +31,26 @@ COLOR_CHOICES = {"Layer Type": "type", "Layer Precision": "precision"}
 
 
 def render_plan_graph(plan: EnginePlan, engine_name: str | os.PathLike, color_by: str = "type",
-                      output_format: str = "svg", **options: Any) -> str:
-    """Draw ``plan`` with TREx's ``to_dot(plan, formatter, **options)`` + ``render_dot``; return the path."""
+                      output_format: str = "svg", layout: str = "auto", **options: Any) -> str:
+    """Draw ``plan`` (options as in TREx's ``to_dot``) to ``<engine_name>.<format>``; return the
+    path. ``layout``: ``auto``, ``dot`` or ``own``, as ``trex draw --layout``."""
     from .. import graph as graphing
+    from ..errors import TrexWarning
 
     color_by = COLOR_CHOICES.get(color_by, color_by)
-    formatter = graphing.formatter_for(plan, color_by, options.get("latency_type", "avg_time"))
     name = os.fspath(engine_name)
     try:
-        dot = graphing.to_dot(plan, formatter, **options)
-        return graphing.render_dot(dot, name, output_format)
-    except (graphing.GraphvizError, ImportError):
-        if output_format != "svg":
+        result = graphing.draw_plan(plan, f"{name}.{output_format}", output_format,
+                                    color_by=color_by, method=layout, **options)
+    except graphing.GraphvizError:
+        if output_format != "svg" or layout != "auto":
             raise
-        # No Graphviz (program or package): lay the graph out with trex's own SVG writer.
+        # Graphviz failed: lay the graph out with trex's own SVG writer.
         result = graphing.draw_plan(plan, f"{name}.svg", "svg", color_by=color_by, method="layered",
                                     **options)
-        return result.path
+    if result.note:
+        warnings.warn(result.note, TrexWarning, stacklevel=2)
+    return result.path
 
 
 def draw_plan_graph(plan: EnginePlan, engine_name: str | os.PathLike,

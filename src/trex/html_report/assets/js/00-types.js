@@ -81,7 +81,11 @@
  *   full: number[]}} edges  `route` is the flat list x0, y0, x1, y1, ... of each edge's points
  *   between its ends (bottom centre of the source, top centre of the target), or all of its points
  *   for the edges listed in `full`
+ * @property {{node: number[], color: number[], edges: number[], route: number[][]}} buses  hub
+ *   tensors drawn as one bus each: the hub's node, colour, edge count and the bus's flat points
  * @property {number} dropped_edges
+ * @property {string} layout  "dot" or "layered": which layout placed the nodes
+ * @property {string} layout_note  set when dot ran out of its time budget
  */
 
 /** A tensor as a layer sees it: [name, shape, format, bytes, precision]. @typedef {[string, number[], string, number, string]} Tensor */

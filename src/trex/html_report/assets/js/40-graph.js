@@ -310,6 +310,11 @@ class GraphView {
       edgeFrag.append(svgEl('path', { class: 'edge', d: g.d.join(''), stroke: g.color, 'stroke-dasharray': g.dash ? '5,4' : null }));
       if (g.a.length) edgeFrag.append(svgEl('path', { class: 'arrow', d: g.a.join(''), fill: g.color }));
     }
+    // Hub buses (a tensor feeding many layers): one thick translucent line each, edges branch off it.
+    const B = this.g.buses;
+    if (B) B.route.forEach((p, b) => {
+      if (p.length >= 4) edgeFrag.append(svgEl('path', { class: 'bus', d: routePath(p), stroke: pal[B.color[b]], fill: 'none', 'stroke-width': 3, 'stroke-opacity': 0.6 }));
+    });
     this.edgeLayer.replaceChildren(edgeFrag);
     const fills = this.fills();
     const nodeFrag = document.createDocumentFragment();
@@ -378,6 +383,8 @@ class GraphView {
       for (let j = 0; j < E.src.length; j++) {
         if ((E.src[j] === sel || E.dst[j] === sel) && this.route(j).length >= 4) parts.push(routePath(this.route(j)));
       }
+      const B = this.g.buses;
+      if (B) B.node.forEach((v, b) => { if (v === sel && B.route[b].length >= 4) parts.push(routePath(B.route[b])); });
       if (parts.length) frag.append(svgEl('path', { class: 'halo-edge', d: parts.join('') }));
       const row = this.g.nodes.row[sel];
       frag.append(svgEl('path', { class: 'halo', id: 'graph-selection', 'data-node': sel, 'data-layer': row, d: box(sel, 5) }));

@@ -1,0 +1,77 @@
+"""Running Graphviz: render DOT source to a file, under a time limit (arguments as a list, no shell)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import TrexError
+from .escape import clean
+
+GRAPHVIZ_HINT = ("Graphviz's `dot` program was not found on PATH; install it (Debian/Ubuntu: "
+                 "`apt-get install graphviz`, macOS: `brew install graphviz`, conda: "
+                 "`conda install graphviz`) or draw as SVG with trex's own layout")
+
+
+class GraphvizError(TrexError):
+    """Graphviz is missing or failed to render a graph."""
+
+
+class GraphvizTimeout(GraphvizError):
+    """Graphviz did not finish within its time limit (``seconds``)."""
+
+    def __init__(self, message: str, seconds: float):
+        super().__init__(message)
+        self.seconds = seconds
+
+
+def dot_executable() -> str | None:
+    """Path of Graphviz's ``dot``, or None."""
+    return shutil.which("dot")
+
+
+def run_graphviz(source: str, output_format: str, output_path: str | None = None,
+                 layout_engine: str = "dot", timeout: float | None = None,
+                 extra_args: Iterable[str] = ()) -> bytes:
+    """Run Graphviz on DOT ``source``; return its standard output (empty when ``output_path``
+    is given). Raises :class:`GraphvizTimeout` after ``timeout`` seconds (the process is killed)."""
+    exe = shutil.which(layout_engine)
+    if exe is None:
+        raise GraphvizError(GRAPHVIZ_HINT)
+    out = ["-o", output_path] if output_path else []
+    try:
+        proc = subprocess.run([exe, f"-T{output_format}", *extra_args, *out],
+                              input=source.encode("utf-8"), capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise GraphvizTimeout(f"Graphviz `{layout_engine}` took more than {timeout:g} s; "
+                              "draw large graphs as SVG with trex's own layout",
+                              timeout or 0.0) from exc
+    if proc.returncode != 0:
+        message = clean(proc.stderr.decode("utf-8", "replace").strip())[:500]
+        raise GraphvizError(f"Graphviz `{layout_engine}` failed: {message}")
+    return proc.stdout
+
+
+def render_source(source: str, output_path: str | os.PathLike, output_format: str = "svg",
+                  layout_engine: str = "dot", timeout: float | None = None,
+                  extra_args: Iterable[str] = ()) -> str:
+    """Render DOT source with Graphviz into ``output_path``; return its absolute path."""
+    path = os.path.abspath(output_path)
+    if output_format in ("dot", "gv"):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(source)
+        return path
+    run_graphviz(source, output_format, path, layout_engine, timeout, extra_args)
+    return path
+
+
+def render_dot(dot_graph: Any, engine_name: str, output_format: str = "svg",
+               timeout: float | None = None) -> str:
+    """Render a Digraph (or DotGraph, or DOT text) to ``<engine_name>.<format>``; return the path."""
+    source = dot_graph if isinstance(dot_graph, str) else getattr(dot_graph, "source",
+                                                                   str(dot_graph))
+    return render_source(source, f"{engine_name}.{output_format}", output_format,
+                         timeout=timeout)

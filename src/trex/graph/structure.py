@@ -1,0 +1,78 @@
+"""A drawing's structure, computed once in linear time: edge ends, layers, back-edges and hubs.
+
+Both layouts and the layout choice read it. A *hub* is a node whose one tensor feeds many layers
+spread over the graph (an attention mask, position ids, a rotary table), or a node that many far
+layers feed: its edges are drawn as one bus with a short branch per layer (see
+:mod:`trex.graph.layout`), which keeps the picture readable and Graphviz fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .layout import Bus, topological_layers
+
+HUB_MIN_EDGES = 8  # a hub has at least this many edges of one tensor (fan-out) or into it (fan-in)
+HUB_MIN_LAYERS = 3  # ... reaching at least this many layers of the drawing (a bus needs length)
+
+
+@dataclass
+class GraphStructure:
+    """Node indices, edge ends, longest-path layers, loop back-edges and hub buses of a drawing."""
+
+    index: dict[str, int]
+    ends: list[tuple[int, int]]
+    layers: list[int]
+    forward: list[bool]
+    back: list[int]
+    buses: list[Bus]
+
+    @property
+    def layering(self) -> tuple[list[int], list[bool]]:
+        return self.layers, self.forward
+
+    def bus_of_edge(self) -> dict[int, int]:
+        """Edge index -> index of the bus it is drawn on."""
+        return {i: b for b, bus in enumerate(self.buses) for i in bus.edges}
+
+
+def find_buses(ends: list[tuple[int, int]], keys: list[Any], layers: list[int],
+               forward: list[bool]) -> list[Bus]:
+    """Hubs among forward edges with a key (the tensor; None: never bundled), fan-out first."""
+    out_groups: dict[tuple[int, Any], list[int]] = {}
+    for i, (s, _) in enumerate(ends):
+        if keys[i] is not None and forward[i]:
+            out_groups.setdefault((s, keys[i]), []).append(i)
+    buses: list[Bus] = []
+    bundled: set[int] = set()
+    for (node, _), members in out_groups.items():
+        if _is_hub(members, [layers[ends[i][1]] for i in members]):
+            buses.append(Bus(node, members, "out"))
+            bundled.update(members)
+    in_groups: dict[int, list[int]] = {}
+    for i, (_, t) in enumerate(ends):
+        if keys[i] is not None and forward[i] and i not in bundled:
+            in_groups.setdefault(t, []).append(i)
+    for node, members in in_groups.items():
+        if _is_hub(members, [layers[ends[i][0]] for i in members]):
+            buses.append(Bus(node, members, "in"))
+    return buses
+
+
+def _is_hub(members: list[int], other_layers: list[int]) -> bool:
+    return len(members) >= HUB_MIN_EDGES and len(set(other_layers)) >= HUB_MIN_LAYERS
+
+
+def structure_of(graph: Any, bundle_hubs: bool = True) -> GraphStructure:
+    """The structure of a :class:`~trex.graph.dot.DotGraph` (its ``nodes`` and ``edges``)."""
+    index = {node.id: i for i, node in enumerate(graph.nodes)}
+    ends = [(index[e.src], index[e.dst]) for e in graph.edges]
+    back = [i for i, e in enumerate(graph.edges) if getattr(e, "back", False)]
+    layers, forward = topological_layers(len(index), ends, back)
+    buses: list[Bus] = []
+    if bundle_hubs:
+        keys = [e.tensor.name if e.kind == "data" and e.tensor is not None and not e.back else None
+                for e in graph.edges]
+        buses = find_buses(ends, keys, layers, forward)
+    return GraphStructure(index, ends, layers, forward, back, buses)
