@@ -61,8 +61,10 @@ _ALIASES = {
 }
 _BRACKET_RE = re.compile(r"\[([A-Za-z_]+)\]\s*$")
 _TORCH_TRT_RE = re.compile(r"^\[([A-Z_]+)\]-\[([^\]]*)\]-\[(.*)\]$")
-_SUFFIX_RE = re.compile(r"(?:_clone_\d+|_output_\d+|[._]\d+|_default)+$")
-_SPLIT_RE = re.compile(r"\s+\+\s+|,\s+")
+# `` + `` between fused nodes, or ``, ``; a `` + `` match starts only where a run of spaces does
+# (the look-behind), so a long run of spaces is scanned once, not once per position.
+_SPLIT_RE = re.compile(r"(?<!\s)\s+\+\s+|,\s+")
+_NUMBERED_SUFFIXES = ("_clone_", "_output_", "_", ".")  # before a number; longest first
 _INITIALIZER_RE = re.compile(r"(?:^onnx::|[._](?:weight|bias)$|_constant_\d+$|^\(Unnamed Layer)")
 # Names of layers TensorRT made itself: no ONNX node behind them.
 _TENSORRT_NAME_RE = re.compile(
@@ -86,7 +88,7 @@ def onnx_op_type(node: str) -> str:
     for prefix in ("node_", "onnx::"):
         if token.startswith(prefix):
             token = token[len(prefix):]
-    token = _SUFFIX_RE.sub("", token)
+    token = strip_node_suffixes(token)
     lower = token.lower()
     if lower in _ONNX_BY_LOWER:
         return _ONNX_BY_LOWER[lower]
@@ -96,6 +98,27 @@ def onnx_op_type(node: str) -> str:
     return _ONNX_BY_LOWER.get(head) or _ALIASES.get(head) or "Unknown"
 
 
+def strip_node_suffixes(token: str) -> str:
+    """``Conv_12``, ``add.3``, ``mul_clone_1``, ``x_output_0``, ``gelu_default`` (repeated, at the
+    end) -> the base name. String methods from the end, linear in the name (a regular expression
+    ``(?:_[0-9]+|...)+$`` retries from every ``_`` and is quadratic on ``Conv_1_1_1...``)."""
+    end = len(token)
+    while end > 0:
+        if token.endswith("_default", 0, end):
+            end -= len("_default")
+            continue
+        digits = end
+        while digits > 0 and token[digits - 1].isdecimal():
+            digits -= 1
+        if digits == end:
+            break
+        sep = next((s for s in _NUMBERED_SUFFIXES if token.endswith(s, 0, digits)), None)
+        if sep is None:
+            break
+        end = digits - len(sep)
+    return token[:end]
+
+
 def nodes_from_name(name: str) -> list[str]:
     """The ONNX nodes a fused layer's name lists (``a + PWN(b, c)`` -> ``[a, b, c]``)."""
     if _TENSORRT_NAME_RE.search(name):
@@ -103,8 +126,10 @@ def nodes_from_name(name: str) -> list[str]:
     nodes = []
     for part in _SPLIT_RE.split(name):
         part = part.strip()
-        while part.startswith("PWN("):
-            part = part[4:]
+        start = 0
+        while part.startswith("PWN(", start):
+            start += 4
+        part = part[start:]
         part = part.rstrip(")").strip() if part.count(")") > part.count("(") else part.strip()
         if part and not _INITIALIZER_RE.search(part):
             nodes.append(part)

@@ -44,7 +44,6 @@ _MEM_CHANGE = re.compile(r"\[MemUsageChange\] (?P<event>.*?): CPU (?P<cpu>[-+]\d
                          r", now: CPU (?P<cpu_now>\d+), GPU (?P<gpu_now>\d+) \(MiB\)")
 _FUSING = re.compile(r"(?P<rule>[A-Za-z0-9_]+): Fusing (?P<rest>.+)$")
 _AFTER = re.compile(r"After (?P<step>[A-Za-z][A-Za-z -]*): (?P<n>\d+) layers$")
-_SECONDS = re.compile(rf"(?P<num>{_NUM}) sec")
 _STRATEGY = re.compile(r"backend strategy ?(?P<n>\d+)")
 _ESTIMATE = re.compile(rf"estimated inference time \((?P<t>{_NUM})\)")
 _LAYER_MEM = re.compile(r"Layer: (?P<layer>.*) Host Persistent: (?P<host>\d+)(?: bytes)? Device Persistent: "
@@ -57,7 +56,10 @@ _TENSOR_DESC = re.compile(r" \((?P<dtype>[A-Za-z][A-Za-z0-9]*)\[(?P<dims>[-\d,: 
 _TENSOR_DESC_82 = re.compile(r"\[(?P<dtype>[A-Za-z][A-Za-z0-9]*)\((?P<dims>[-\d,: ]*)\)\](?:, |$)")
 # 8.2-8.6 name of the tactic timed next: ``LAYER Set Tactic Name: NAME Tactic: ID``.
 _SET_NAME = re.compile(rf"Set Tactic Name: (?P<name>\S+)(?: Tactic: (?P<tactic>{_TACTIC}))?")
-_COMBO_TENSOR = re.compile(r"(?P<dtype>[A-Za-z][A-Za-z0-9]*)\((?P<strides>[^)]*)\)")
+# A match starts only at the start of a word (leading digits skipped) and strides stop at a
+# parenthesis: each character is scanned a bounded number of times (linear on hostile lines).
+_COMBO_TENSOR = re.compile(r"(?<![A-Za-z0-9])[0-9]*(?P<dtype>[A-Za-z][A-Za-z0-9]*)"
+                           r"\((?P<strides>[^()]*)\)")
 _MYELIN_ROW = re.compile(rf"\s*(?P<id>\d+), (?P<cost>{_NUM}), (?P<ratio>{_NUM}), (?P<corr>{_NUM}), "
                          r"(?P<kernel>[^,]*), (?P<hash>[^,]*)")
 _NO_TACTIC = "0xd15ea5edd15ea5ed"  # TensorRT's "no valid tactic" sentinel
@@ -375,6 +377,22 @@ def tactic_key(tactic: str | None) -> int | None:
     return value & 0xFFFFFFFFFFFFFFFF
 
 
+def onnx_layers(text: str) -> list[str]:
+    """The names in ``[ONNX Layer: name]`` marks, in order (as ``re.findall`` of
+    ``\\[ONNX Layer: ([^\\]]*)\\]``, in one pass: the regex rescans to the end from every
+    unclosed mark)."""
+    marker = "[ONNX Layer: "
+    names = []
+    pos = text.find(marker)
+    while pos >= 0:
+        end = text.find("]", pos + len(marker))
+        if end < 0:
+            break
+        names.append(text[pos + len(marker):end])
+        pos = text.find(marker, end + 1)
+    return names
+
+
 def _float(text: str | None) -> float:
     try:
         return float(text) if text is not None else math.nan
@@ -656,8 +674,7 @@ class _Parser:
         elif content.startswith("ForeignNode {"):
             name, _, members = content[len("ForeignNode "):].partition(" metadata: ")
             if members:
-                self.log.foreign_nodes[name] = [m for m in re.findall(r"\[ONNX Layer: ([^\]]*)\]",
-                                                                      members)]
+                self.log.foreign_nodes[name] = onnx_layers(members)
         elif content.startswith("Layer: ") and " Host Persistent: " in content:
             match = _LAYER_MEM.match(content)
             if match:
@@ -712,9 +729,9 @@ class _Parser:
 
     def _trtexec_line(self, content: str) -> None:
         if content.startswith("Engine built in "):
-            match = _SECONDS.search(content)
-            if match:
-                self.log.engine_built_s = _float(match["num"])
+            value, _, unit = content[16:].partition(" ")
+            if unit.startswith("sec"):
+                self.log.engine_built_s = _float(value)
         elif content.startswith("Created engine with size: "):
             self.log.engine_size_mib = _float(_first_word(content, "Created engine with size: "))
 

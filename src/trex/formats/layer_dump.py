@@ -19,7 +19,11 @@ from .records import LayerInfo
 
 _KEY_RE = re.compile(r"([A-Za-z][A-Za-z0-9_/()]*): ?")
 # A bare value ends where the next "key:" starts, or where the enclosing tensor object closes.
-_BARE_END_RE = re.compile(r", (?=[A-Za-z][A-Za-z0-9_/()]*:(?: |$))|\s*\}(?=\s*(?:\]|,\s*\{))")
+# ``\s*}`` starts only where a run of spaces (or the brace) does: linear on long runs of spaces.
+_BARE_END_RE = re.compile(r", (?=[A-Za-z][A-Za-z0-9_/()]*:(?: |$))|(?<!\s)\s*\}(?=\s*(?:\]|,\s*\{))")
+_VALUE_END_RE = re.compile(r"\s*(?:,|\}|$)")
+MAX_BRACKET_FAILURES = 4
+_BRACKET_CHARS = re.compile(r'[\[\]{}"\\]')
 _NEXT_KEY_RE = re.compile(r", (?=[A-Za-z][A-Za-z0-9_/()]*:(?: |$))")
 _LAYER_LINE_RE = re.compile(r"^Name: .*, LayerType: ")
 _NAMES_BLOCK_RE = re.compile(r"^(?:\[[^\]\n]*\] ?)*Layers:[ \t]*\n(?:[^\n]+\n)+[ \t]*\n"
@@ -111,7 +115,7 @@ def dump_layer_info(text: str, source: str = "") -> LayerInfo:
 def parse_layer_line(line: str) -> dict[str, Any] | None:
     """Parse one ``Name: ..., LayerType: ...`` line into a raw layer dict (None if malformed)."""
     try:
-        fields, _ = _parse_fields(line, 0, closing=None)
+        fields, _ = _parse_fields(line, 0, closing=None, budget=[MAX_BRACKET_FAILURES])
     except (ValueError, IndexError, RecursionError):  # RecursionError: nested "Inputs: [ {"
         return None
     if "Name" not in fields or "LayerType" not in fields:
@@ -122,7 +126,8 @@ def parse_layer_line(line: str) -> dict[str, Any] | None:
     return fields
 
 
-def _parse_fields(text: str, pos: int, closing: str | None) -> tuple[dict[str, Any], int]:
+def _parse_fields(text: str, pos: int, closing: str | None, budget: list[int]
+                  ) -> tuple[dict[str, Any], int]:
     fields: dict[str, Any] = {}
     n = len(text)
     while pos < n:
@@ -135,8 +140,8 @@ def _parse_fields(text: str, pos: int, closing: str | None) -> tuple[dict[str, A
             raise ValueError(f"expected a key at {pos}")
         key, pos = match.group(1), match.end()
         if key in ("Inputs", "Outputs") and text.startswith("[", pos):
-            value, pos = _parse_tensor_list(text, pos)
-        elif (bracketed := _bracketed_value(text, pos)) is not None:
+            value, pos = _parse_tensor_list(text, pos, budget)
+        elif (bracketed := _bracketed_value(text, pos, budget)) is not None:
             value, pos = bracketed
         else:
             end_match = (_BARE_END_RE if closing else _NEXT_KEY_RE).search(text, pos)
@@ -147,7 +152,7 @@ def _parse_fields(text: str, pos: int, closing: str | None) -> tuple[dict[str, A
     return fields, pos
 
 
-def _parse_tensor_list(text: str, pos: int) -> tuple[list[dict[str, Any]], int]:
+def _parse_tensor_list(text: str, pos: int, budget: list[int]) -> tuple[list[dict[str, Any]], int]:
     tensors: list[dict[str, Any]] = []
     pos += 1  # '['
     n = len(text)
@@ -158,35 +163,45 @@ def _parse_tensor_list(text: str, pos: int) -> tuple[list[dict[str, Any]], int]:
             return tensors, pos + 1
         if text[pos] != "{":
             raise ValueError("expected a tensor")
-        tensor, pos = _parse_fields(text, pos + 1, closing="}")
+        tensor, pos = _parse_fields(text, pos + 1, closing="}", budget=budget)
         tensors.append(tensor)
     raise ValueError("unterminated tensor list")
 
 
-def _bracketed_value(text: str, pos: int) -> tuple[Any, int] | None:
-    """A ``[...]``/``{...}`` JSON value that ends the field, or None to read it as bare text."""
-    if not text.startswith(("[", "{"), pos):
+def _bracketed_value(text: str, pos: int, budget: list[int]) -> tuple[Any, int] | None:
+    """A ``[...]``/``{...}`` JSON value that ends the field, or None to read it as bare text.
+
+    A failed attempt may scan to the end of the line, so a line gets ``MAX_BRACKET_FAILURES`` of
+    them; later bracketed values are read as bare text (bounded time on hostile lines)."""
+    if not text.startswith(("[", "{"), pos) or budget[0] <= 0:
         return None
     try:
         end = _matching_bracket(text, pos)
         value = json.loads(text[pos : end + 1], strict=False)
     except (ValueError, IndexError, RecursionError):
+        budget[0] -= 1
         return None
-    if not re.match(r"\s*(?:,|\}|$)", text[end + 1 :]):
+    if not _VALUE_END_RE.match(text, end + 1):
+        budget[0] -= 1
         return None
     return value, end + 1
 
 
 def _matching_bracket(text: str, pos: int) -> int:
+    """Index of the bracket closing ``text[pos]`` (strings and their escapes skipped); only the
+    bracket, quote and backslash characters are visited."""
     pairs = {"[": "]", "{": "}"}
     stack = [pairs[text[pos]]]
     in_string = False
-    i = pos + 1
-    while i < len(text):
+    skip_to = -1
+    for match in _BRACKET_CHARS.finditer(text, pos + 1):
+        i = match.start()
+        if i < skip_to:
+            continue
         ch = text[i]
         if in_string:
             if ch == "\\":
-                i += 1
+                skip_to = i + 2
             elif ch == '"':
                 in_string = False
         elif ch == '"':
@@ -197,11 +212,10 @@ def _matching_bracket(text: str, pos: int) -> int:
             stack.pop()
             if not stack:
                 return i
-        i += 1
     raise ValueError("unbalanced brackets")
 
 
 def _scalar(value: str) -> Any:
-    if re.fullmatch(r"-?\d+", value):
+    if len(value) <= 40 and re.fullmatch(r"-?\d+", value):  # longer: not a count, keep the text
         return int(value)
     return value

@@ -33,6 +33,7 @@ MAX_LINE = 16 << 20  # characters; a longer line is skipped with a warning
 MAX_GPU_MS = 1e7  # a longer "GPU time" (2.8 hours per inference) is corrupt, not a measurement
 _HEADER_START = re.compile(r'\A[\ufeff \t\r\n]*\{\s*"tuner_version"\s*:')
 _RECORD_START = re.compile(r'\{\s*"(?:tuner_version|iter)"\s*:')
+SALVAGE_TRIES = 16
 _DECODER = json.JSONDecoder(strict=False)
 
 
@@ -177,7 +178,7 @@ class _Parser:
     def _line(self, number: int, text: str) -> None:
         try:
             record = _DECODER.decode(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: thousands of nested brackets
             record = self._salvage(number, text) if self.headers else None
             if record is None:
                 if not self.headers:
@@ -201,10 +202,13 @@ class _Parser:
 
     def _salvage(self, number: int, text: str) -> dict[str, Any] | None:
         """A cut-off record with a resumed sweep's record glued to it: keep the latter."""
-        for found in _RECORD_START.finditer(text, 1):
+        # The glued record ends the line; it starts at one of the last few record openings (trying
+        # every opening of a hostile line would decode the rest of it once per opening).
+        starts = [found.start() for found in _RECORD_START.finditer(text, 1)][-SALVAGE_TRIES:]
+        for start in starts:
             try:
-                record, end = _DECODER.raw_decode(text, found.start())
-            except ValueError:
+                record, end = _DECODER.raw_decode(text, start)
+            except (ValueError, RecursionError):
                 continue
             if text[end:].strip() == "" and isinstance(record, dict):
                 self.warnings.append(f"line {number} starts with a cut-off record (an interrupted "
