@@ -23,3 +23,18 @@ class InputError(TrexError, ValueError):
 
 class TrexWarning(UserWarning):
     """A recoverable oddity in the inputs (also collected in ``EnginePlan.warnings``)."""
+
+
+MAX_MESSAGE_CHARS = 2000
+
+
+def cap_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` for a warning or error line, at most about ``limit`` characters: a log line or a
+    name can be megabytes long, so the middle is cut (the start says what, the end usually why;
+    the input file keeps the full text)."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    tail = limit // 4
+    head = limit - tail
+    return f"{text[:head]}\u2026 ({len(text) - limit:,} more characters) \u2026{text[-tail:]}"

@@ -11,7 +11,7 @@ import sys
 import warnings
 
 from .. import __version__
-from ..errors import TrexError, TrexWarning
+from ..errors import TrexError, TrexWarning, cap_line
 from ..process.signals import Terminated, terminate_on_signals
 from ..safety import terminal_text
 from . import compare, draw, lint, process, report, routes, summary, tactics, timeline
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         with terminate_on_signals():  # SIGTERM/SIGHUP like Ctrl-C: temp folders, children cleaned
             return int(args.run(args) or 0)
     except TrexError as exc:
-        print(terminal_text(f"trex {args.command}: error: {exc}"), file=sys.stderr)
+        print(terminal_text(f"trex {args.command}: error: {cap_line(exc)}"), file=sys.stderr)
         return 2
     except Terminated as exc:
         print(f"trex: interrupted ({signal.Signals(exc.signum).name})", file=sys.stderr)

@@ -69,15 +69,20 @@ def text_table(df: pd.DataFrame, max_width: int = 70) -> str:
     return "\n".join(out)
 
 
+MAX_KEY_CHARS = 60  # keys and values read from files are cut in tables (the file keeps them)
+MAX_VALUE_CHARS = 300
+
+
 def kv_table(d: dict[str, Any]) -> str:
-    """``key: value`` lines, keys aligned (control characters shown as escapes)."""
+    """``key: value`` lines, keys aligned; control characters shown as escapes, long keys and
+    values cut with an ellipsis."""
     if not d:
         return "(none)"
-    keys = {k: terminal_text(k) for k in d}
-    width = max(len(k) for k in keys.values())
-    return "\n".join(f"{keys[k].ljust(width)}  {v:.6g}" if isinstance(v, float)
-                     else f"{keys[k].ljust(width)}  {terminal_text(format_value(v))}"
-                     for k, v in d.items())
+    keys = [terminal_text(_cut(str(k), MAX_KEY_CHARS)) for k in d]
+    width = max(len(k) for k in keys)
+    return "\n".join(f"{k.ljust(width)}  {v:.6g}" if isinstance(v, float)
+                     else f"{k.ljust(width)}  {terminal_text(_cut(format_value(v), MAX_VALUE_CHARS))}"
+                     for k, v in zip(keys, d.values()))
 
 
 def csv_text(df: pd.DataFrame, raw: bool = False, terminal: bool = False) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import InputError, TrexWarning
+from ..errors import InputError, TrexWarning, cap_line
 from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
 from . import loader, validation
@@ -264,6 +264,7 @@ class EnginePlan(LayerGraph):
                 self.total_runtime, self.measured.gpu_compute_median_ms, self.stream_count))
 
     def _warn(self, message: str) -> None:
+        message = cap_line(message)
         if message in self.warnings:
             return
         self.warnings.append(message)
