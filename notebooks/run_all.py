@@ -3,7 +3,7 @@
 ``python notebooks/run_all.py --repeat 10``: each run is a fresh ``jupyter nbconvert`` process (its
 own kernel) in a scratch folder, bounded by ``--timeout`` seconds of wall clock for the whole run,
 which is also the cell timeout given to nbconvert: a cell that sits until its timeout (the stall
-``trex.interactive.render_into`` explains) fails the run instead of finishing late. A run that
+``trex.jupyter.widgets.render_into`` explains) fails the run instead of finishing late. A run that
 errors or does not finish in time is reported and the script exits 1. This is what users get: no
 test harness, no patched client.
 The engines are the real exports beside the repository (or ``$TREX_ENGINES_DIR``).

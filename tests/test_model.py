@@ -274,10 +274,19 @@ def test_trex_module_names_are_aliases():
 
     assert EnginePlan is trex.EnginePlan and summary_dict is trex.summary_dict
     assert Activation is trex.Activation and Layer is trex.Layer
+    import ast
+
     for name in ("engine_plan", "activations", "layer", "misc", "df_preprocessing", "colors",
-                 "graphing", "compare_engines"):
+                 "graphing", "compare_engines", "notebook", "interactive", "report_card",
+                 "plotting", "excel_summary"):
         text = (Path(trex.__file__).parent / f"{name}.py").read_text()
-        assert text.startswith('"""Alias of') or text.startswith('"""TREx\'s module name'), name
+        assert text.startswith('"""Alias of'), name
+        # No logic: a docstring, imports and at most an __all__ list.
+        body = ast.parse(text).body
+        assert isinstance(body[0], ast.Expr), name
+        for node in body[1:]:
+            assert isinstance(node, (ast.Import, ast.ImportFrom)) or (
+                isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["__all__"]), name
 
 
 def test_implausible_numbers_become_missing_with_a_warning(engines, tmp_path):

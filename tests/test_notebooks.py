@@ -3,7 +3,7 @@
 The runs are bounded (``notebooks/run_all.py``): a cell that waits for its timeout fails the run. The
 report card is also run in-process by a stock nbclient to check the cause of the old stalls is gone:
 the client must never write to the kernel's shell socket while a cell runs (see
-``trex.interactive.render_into``).
+``trex.jupyter.widgets.render_into``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 import trex
-from trex import EnginePlan, interactive, notebook, report
+from trex import EnginePlan, notebook, report
+from trex.jupyter import widgets as interactive  # what TREx's trex.interactive names
 from trex.misc import (
     clean_df,
     clean_for_display,

@@ -44,8 +44,8 @@ _LAZY: dict[str, str] = {
         "display_df_html", "display_df_itables", "display_df_plain", "set_table_display_backend",
         "display_filechooser", "FigureMenu", "compare_engines_overview",
         "compare_engines_layer_latencies", "compare_engines_layer_details",
-    ], "trex.notebook"),
-    **dict.fromkeys(["InteractiveDiagram", "InteractiveDiagram_2"], "trex.interactive"),
+    ], "trex.jupyter"),
+    **dict.fromkeys(["InteractiveDiagram", "InteractiveDiagram_2"], "trex.jupyter.widgets"),
     # DataFrame helpers (TREx's misc and df_preprocessing)
     **dict.fromkeys([
         "group_count", "group_sum_attr", "group_mean_attr", "shape_to_str", "stack_dicts",

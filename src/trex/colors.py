@@ -1,3 +1,3 @@
-"""TREx's module name for graph colour tables: ``from trex.colors import ...`` still works."""
+"""Alias of :mod:`trex.graph.colors` under TREx's module name ``colors``."""
 
 from .graph.colors import *  # noqa: F401,F403

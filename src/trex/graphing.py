@@ -1,3 +1,3 @@
-"""TREx's module name for engine graphs: ``from trex.graphing import to_dot, ...`` still works."""
+"""Alias of :mod:`trex.graph` under TREx's module name ``graphing``."""
 
 from .graph import *  # noqa: F401,F403

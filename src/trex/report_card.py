@@ -1,9 +1,6 @@
-"""TREx's module name for the report card: ``from trex.report_card import *`` still works.
+"""Alias of the report cards of :mod:`trex.jupyter` under TREx's module name ``report_card``."""
 
-The functions live in :mod:`trex.notebook` (shown in Jupyter) and :mod:`trex.report` (figures).
-"""
-
-from .notebook import (  # noqa: F401
+from .jupyter import (  # noqa: F401
     layer_latency_sunburst,
     plot_engine_timings,
     report_card_convolutions_overview,
