@@ -12,13 +12,24 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .layer_info import normalise
+from .build_records import (
+    BuildLog,
+    BuildPass,
+    EngineLayer,
+    EngineTensor,
+    FusionStep,
+    MemoryChange,
+    MyelinTactic,
+    RunnerChoice,
+    RunnerResult,
+    TacticTiming,
+    tactic_key,
+)
+from .engine_layers import engine_layer_info, parse_engine_layer
 from .logtext import split_log_line
-from .records import LayerInfo, Metadata
 from .text import read_text, unix_newlines
 
 if TYPE_CHECKING:
@@ -50,10 +61,6 @@ _LAYER_MEM = re.compile(r"Layer: (?P<layer>.*) Host Persistent: (?P<host>\d+)(?:
                         r"(?P<device>\d+)(?: bytes)? Scratch Memory: (?P<scratch>\d+)")
 _TOTALS = ("Total Host Persistent Memory", "Total Device Persistent Memory", "Total Scratch Memory",
            "Max Scratch Memory", "Total Activation Memory", "Total Weights Memory")
-_ENGINE_LAYER = re.compile(r"Layer\((?P<type>[^)]*)\): (?P<rest>.*)$")
-_TENSOR_DESC = re.compile(r" \((?P<dtype>[A-Za-z][A-Za-z0-9]*)\[(?P<dims>[-\d,: ]*)\]\)(?:, |$)")
-# 8.2/8.5 form of the same list: ``name[Half(1,256,180,180)]`` (dims in parentheses).
-_TENSOR_DESC_82 = re.compile(r"\[(?P<dtype>[A-Za-z][A-Za-z0-9]*)\((?P<dims>[-\d,: ]*)\)\](?:, |$)")
 # 8.2-8.6 name of the tactic timed next: ``LAYER Set Tactic Name: NAME Tactic: ID``.
 _SET_NAME = re.compile(rf"Set Tactic Name: (?P<name>\S+)(?: Tactic: (?P<tactic>{_TACTIC}))?")
 # A match starts only at the start of a word (leading digits skipped) and strides stop at a
@@ -64,172 +71,6 @@ _MYELIN_ROW = re.compile(rf"\s*(?P<id>\d+), (?P<cost>{_NUM}), (?P<ratio>{_NUM}),
                          r"(?P<kernel>[^,]*), (?P<hash>[^,]*)")
 _NO_TACTIC = "0xd15ea5edd15ea5ed"  # TensorRT's "no valid tactic" sentinel
 _SNIFF = re.compile(r"Computing costs for |Engine Layer Information|\[MemUsageChange\]|: Fusing ")
-
-# LayerType printed in ``Layer(...)`` -> TREx's ParameterType (as in --exportLayerInfo JSON).
-_PARAMETER_TYPES = (("Deconvolution", "Deconvolution"), ("ConvActPool", "ConvActPool"),
-                    ("Convolution", "Convolution"), ("Pooling", "Pooling"), ("SoftMax", "SoftMax"),
-                    ("Reformat", "Reformat"))
-
-
-@dataclass
-class TacticTiming:
-    """One tactic as the autotuner saw it: timed, taken from the timing cache, or skipped."""
-
-    build_pass: int
-    layer: str
-    combination: str
-    runner: str
-    tactic: str
-    time_ms: float  # inf: failed; nan: skipped
-    status: str = "timed"  # timed | cached | skipped
-    tactic_name: str | None = None
-    runner_id: str | None = None
-    profile: int | None = None
-    reformat: bool = False
-
-
-@dataclass
-class RunnerResult:
-    """A ``profiling completed`` line: one runner on one format combination."""
-
-    build_pass: int
-    layer: str
-    combination: str
-    runner: str
-    seconds: float
-    fastest_tactic: str | None
-    fastest_ms: float
-    runner_id: str | None = None
-    reformat: bool = False
-
-
-@dataclass
-class RunnerChoice:
-    """``Chose Runner Type``: the runner and tactic kept for one layer and format combination."""
-
-    build_pass: int
-    layer: str
-    combination: str
-    runner: str
-    tactic: str
-
-
-@dataclass
-class FusionStep:
-    """A graph optimisation: ``kind`` is ``fuse`` (``first`` with ``second``) or ``remove``."""
-
-    build_pass: int
-    kind: str
-    rule: str
-    first: str
-    second: str = ""
-
-    @property
-    def result(self) -> str:
-        """The fused layer's name as TensorRT forms it (``A + B``)."""
-        return f"{self.first} + {self.second}" if self.kind == "fuse" else ""
-
-
-@dataclass
-class MemoryChange:
-    """A ``[MemUsageChange]`` line, MiB."""
-
-    build_pass: int | None
-    event: str
-    cpu_delta_mib: int
-    gpu_delta_mib: int
-    cpu_mib: int
-    gpu_mib: int
-    line: int = 0
-
-
-@dataclass
-class MyelinTactic:
-    """A row of a Myelin (``foreignNode``) sorted table of evaluated tactics."""
-
-    build_pass: int
-    layer: str
-    op: str
-    tactic_id: int
-    cost_ms: float
-    ratio: float
-    kernel: str
-    tactic_hash: str
-
-
-@dataclass
-class BuildPass:
-    """One builder pass (TensorRT 10 tries several ``backend strategies``, keeps one)."""
-
-    index: int
-    strategy: int | None = None
-    chosen: bool | None = None
-    estimated_ms: float | None = None
-    layer_counts: dict[str, int] = field(default_factory=dict)
-    graph_optimization_s: float | None = None
-    tactic_selection_s: float | None = None
-    generation_s: float | None = None
-    memory: dict[str, int] = field(default_factory=dict)
-    layer_memory: list[dict[str, Any]] = field(default_factory=list)
-    streams: int | None = None
-    aux_streams: int | None = None
-    reformats_added: list[str] = field(default_factory=list)
-
-
-@dataclass
-class EngineTensor:
-    """A tensor of an ``Engine Layer Information`` line: ``name (Int8[1,32:32,56,56])``."""
-
-    name: str
-    dtype: str
-    dims: list[int]
-    vector: int = 1  # channel vector width (``32:32`` -> 32)
-    vector_axis: int | None = None
-
-
-@dataclass
-class EngineLayer:
-    """One ``Layer(Type): name, Tactic: 0x..., inputs -> outputs`` line."""
-
-    name: str
-    type: str
-    tactic: str | None
-    inputs: list[EngineTensor]
-    outputs: list[EngineTensor]
-
-
-@dataclass
-class BuildLog:
-    """Everything read from one verbose build log; ``warnings`` lists this reader's findings."""
-
-    source: str = ""
-    version: str | None = None
-    command: str | None = None
-    metadata: Metadata = field(default_factory=Metadata)
-    passes: list[BuildPass] = field(default_factory=list)
-    tactics: list[TacticTiming] = field(default_factory=list)
-    runners: list[RunnerResult] = field(default_factory=list)
-    choices: list[RunnerChoice] = field(default_factory=list)
-    fusions: list[FusionStep] = field(default_factory=list)
-    memory: list[MemoryChange] = field(default_factory=list)
-    myelin: list[MyelinTactic] = field(default_factory=list)
-    foreign_nodes: dict[str, list[str]] = field(default_factory=dict)
-    onnx_nodes: dict[str, str] = field(default_factory=dict)  # "Parsing node: X [Op]": X -> Op
-    engine_layers: list[EngineLayer] = field(default_factory=list)
-    autotuned: list[tuple[int, str]] = field(default_factory=list)  # (pass, layer) in order
-    combinations: list[tuple[int, str, str]] = field(default_factory=list)  # (pass, layer, combo)
-    engine_built_s: float | None = None
-    engine_size_mib: float | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def chosen_pass(self) -> int | None:
-        """Index of the pass whose engine was kept (the last one marked chosen, else the last)."""
-        chosen = [p.index for p in self.passes if p.chosen]
-        if chosen:
-            return chosen[-1]
-        return self.passes[-1].index if self.passes else None
-
 
 def looks_like_build_log(text: str) -> bool:
     """True if the text holds verbose builder output (autotuning, fusions or the layer list)."""
@@ -268,49 +109,6 @@ def parse_build_log(text: str, source: str = "", info: TrtexecLog | None = None)
     return log
 
 
-def engine_layer_info(log: BuildLog) -> LayerInfo:
-    """The engine layers of a build log as TREx raw layer dicts (tactic names from autotuning)."""
-    names = _tactic_names(log)
-    layers = []
-    for layer in log.engine_layers:
-        raw: dict[str, Any] = {
-            "Name": layer.name,
-            "LayerType": layer.type,
-            "Inputs": [_tensor_dict(t) for t in layer.inputs],
-            "Outputs": [_tensor_dict(t) for t in layer.outputs],
-        }
-        for marker, ptype in _PARAMETER_TYPES:
-            if marker in layer.type:
-                raw["ParameterType"] = ptype
-                break
-        if layer.tactic is not None:
-            raw["TacticValue"] = layer.tactic
-            key = tactic_key(layer.tactic)
-            name = names.get((layer.name, key)) or names.get((None, key))
-            if name:
-                raw["TacticName"] = name
-        members = log.foreign_nodes.get(layer.name) or _nodes_in_name(layer.name, log.onnx_nodes)
-        if members:
-            raw["Metadata"] = list(members)
-        layers.append(raw)
-    info = normalise(layers, [], source=log.source)
-    info.has_weights = False
-    info.warnings.append("layer information read from the log's 'Engine Layer Information' "
-                         "list: no weights, parameters or bindings; tensor layouts inferred from "
-                         "vector widths")
-    return info
-
-
-def _nodes_in_name(name: str, known: dict[str, str]) -> list[str]:
-    """The parsed ONNX nodes a (fused) layer name is made of: ``a + PWN(b, c)`` -> a, b, c.
-
-    Reformats TensorRT inserts are named after the layer they feed and implement no node."""
-    if not known or name.startswith("Reformatting CopyNode for "):
-        return []
-    parts = re.split(r" \+ |, |PWN\(|\)", name)
-    return [p for p in dict.fromkeys(part.strip() for part in parts) if p in known]
-
-
 def combination_signature(combination: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """``Int8(1,2:32,3,4) -> Float(...)`` -> ([("Int8", 32)], [("Float", 1)])."""
     left, _, right = combination.partition(" -> ")
@@ -328,33 +126,6 @@ def combination_signature(combination: str) -> tuple[list[tuple[str, int]], list
     return side(left), side(right)
 
 
-def _tensor_dict(tensor: EngineTensor) -> dict[str, Any]:
-    dtype = tensor.dtype
-    if tensor.vector > 1:
-        # The log prints only the vector width: Half x8 is HWC8, the rest CHW<width>.
-        layout = "HWC8" if tensor.vector == 8 and dtype in ("Half", "BFloat16") else f"CHW{tensor.vector}"
-        fmt = f"{dtype} (k{layout})"
-    else:
-        fmt = f"Row major linear {dtype} format" if len(tensor.dims) >= 3 else dtype
-    return {"Name": tensor.name, "Dimensions": list(tensor.dims), "Format/Datatype": fmt,
-            "Location": "Device"}
-
-
-def _tactic_names(log: BuildLog) -> dict[tuple[str | None, int | None], str]:
-    """Kernel names by (layer, tactic id) and by (None, tactic id): a tactic id names one kernel,
-    so a layer whose timings TensorRT reused silently gets the name timed for another layer."""
-    names: dict[tuple[str | None, int | None], str] = {}
-    chosen = log.chosen_pass
-    for t in log.tactics:
-        if not t.tactic_name:
-            continue
-        key = tactic_key(t.tactic)
-        if t.build_pass == chosen or (t.layer, key) not in names:
-            names[(t.layer, key)] = t.tactic_name
-        names.setdefault((None, key), t.tactic_name)
-    return names
-
-
 def _after(text: str, prefix: str) -> str | None:
     """``text`` without ``prefix``, or None if it does not start with it (never a blind cut)."""
     return text[len(prefix):] if text.startswith(prefix) else None
@@ -364,17 +135,6 @@ def _first_word(text: str, prefix: str) -> str | None:
     """The first word after ``prefix`` (``Engine generation completed in 38.574 seconds.``)."""
     rest = _after(text, prefix)
     return rest.split(" ", 1)[0] if rest is not None else None
-
-
-def tactic_key(tactic: str | None) -> int | None:
-    """A tactic id as an unsigned 64-bit int: ``0x...`` (8.5+) and decimal (8.2) ids compare equal."""
-    if not tactic:
-        return None
-    try:
-        value = int(tactic, 16) if tactic.lower().startswith(("0x", "-0x")) else int(tactic)
-    except ValueError:
-        return None
-    return value & 0xFFFFFFFFFFFFFFFF
 
 
 def onnx_layers(text: str) -> list[str]:
@@ -405,56 +165,6 @@ def _int(text: str, default: int) -> int:
         return int(text.strip())
     except ValueError:
         return default
-
-
-def _parse_tensors(text: str, pattern: re.Pattern[str] = _TENSOR_DESC) -> list[EngineTensor]:
-    """``a (Float[1,3]), b c (Int8[1,32:32,7,7])`` -> tensors (names may hold commas)."""
-    tensors = []
-    start = 0
-    for match in pattern.finditer(text):
-        name = text[start:match.start()]
-        start = match.end()
-        dims, vector, axis = [], 1, None
-        for i, part in enumerate(match["dims"].split(",")):
-            if not part.strip():
-                continue
-            size, _, width = part.partition(":")
-            dims.append(_int(size, -1))
-            if width:
-                vector, axis = _int(width, 1), i
-        tensors.append(EngineTensor(name, match["dtype"], dims, vector, axis))
-    return tensors
-
-
-def _parse_tensors_82(text: str) -> list[EngineTensor]:
-    """``a[Float(1,3)], b, c[Int8(1,32,7,7)]`` (8.2/8.5) -> tensors (names may hold commas, brackets)."""
-    return _parse_tensors(text, _TENSOR_DESC_82)
-
-
-def _engine_layer(content: str) -> EngineLayer | None:
-    match = _ENGINE_LAYER.match(content)
-    if match is None:
-        return None
-    rest = match["rest"]
-    marker = rest.find(", Tactic: ")
-    if marker < 0:
-        return None
-    name = rest[:marker]
-    after = rest[marker + len(", Tactic: "):]
-    tactic, _, io = after.partition(", ")
-    old = io.find(")] -> ")
-    new = io.find("]) -> ")
-    if old >= 0 and (new < 0 or old < new) or (new < 0 and io.endswith(")]")):
-        parse, arrow = _parse_tensors_82, old  # 8.2/8.5: name[Dtype(dims)]
-    else:
-        parse, arrow = _parse_tensors, new
-    if arrow >= 0:
-        inputs, outputs = io[:arrow + 2], io[arrow + 6:]
-    elif io.startswith("-> "):
-        inputs, outputs = "", io[3:]
-    else:
-        inputs, _, outputs = io.partition(" -> ")
-    return EngineLayer(name, match["type"], tactic.strip() or None, parse(inputs), parse(outputs))
 
 
 class _Parser:
@@ -490,7 +200,7 @@ class _Parser:
     # ------------------------------------------------------------------ dispatch
     def feed(self, line: str, number: int) -> None:
         if line.startswith("Layer("):  # unprefixed lines of "Engine Layer Information"
-            layer = _engine_layer(line)
+            layer = parse_engine_layer(line)
             if layer is not None:
                 self.log.engine_layers.append(layer)
             return
