@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 import trex
-from trex.archive import MANIFEST, archive_manifest, extract_archive, open_archive, write_archive
+from trex.formats.archive import MANIFEST, archive_manifest, extract_archive, open_archive, write_archive
 
 MOBILENET = "trex-mobilenet-qat"
 

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 import trex
-from trex.archive import write_archive
 from trex.cli import main
+from trex.formats.archive import write_archive
 from trex.safety import atomic_write, safe_filename, spreadsheet_cell, terminal_text
 
 warnings.simplefilter("ignore", trex.TrexWarning)

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import trex
-from trex import archive
-from trex.archive import extract_archive, write_archive
 from trex.cli import main
+from trex.formats import archive
+from trex.formats.archive import extract_archive, write_archive
 
 MOBILENET = "trex-mobilenet-qat"
 
@@ -185,7 +185,7 @@ def test_sigterm_from_outside_in_a_real_process(engines, tmp_path):
     tmp.mkdir()
     script = textwrap.dedent(f"""
         import os, signal, sys, time
-        from trex import archive
+        from trex.formats import archive
         real = archive._extract_one
         def slow(*args):
             total = real(*args)

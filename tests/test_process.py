@@ -479,7 +479,7 @@ def test_process_is_not_imported_by_trex():
 
     out = subprocess.run([sys.executable, "-c", "import sys, trex; print(sorted(m for m in "
                           "sys.modules if m.startswith(('trex.process', 'pynvml', 'tensorrt', "
-                          "'trex.archive', 'trex.tactics', 'trex.timeline'))))"],
+                          "'trex.formats.archive', 'trex.tactics', 'trex.timeline'))))"],
                          capture_output=True, text=True, check=True, env={**os.environ})
     assert out.stdout.strip() == "[]"
 

@@ -43,7 +43,7 @@ class Reader:
 
 
 def _read_archive(path: str) -> Any:
-    from ..archive import open_archive
+    from .archive import open_archive
 
     return open_archive(path)
 

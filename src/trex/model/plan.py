@@ -67,7 +67,7 @@ class EnginePlan(LayerGraph):
         self.archive = None
         try:
             if loader.is_archive(graph_file, cache):  # extracted to a private folder for the plan's life
-                from ..archive import open_archive
+                from ..formats.archive import open_archive
 
                 self.archive = open_archive(graph_file)
                 found = loader.PlanInputs.from_files(self.archive.files)

@@ -139,7 +139,7 @@ def process_engine(model: str | os.PathLike, outdir: str | os.PathLike,
         result.written.append(result.drawing)
         event("drawing", {"path": result.drawing})
     if archive:
-        from ..archive import write_archive
+        from ..formats.archive import write_archive
 
         files = [p for p in (paths.engine, paths.build_log, paths.build_metadata, paths.graph,
                              paths.profile, paths.timings, paths.profile_log,

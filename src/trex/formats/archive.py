@@ -1,7 +1,7 @@
 """TensorRT engine archives (``.tea``): one zip file holding an engine's files and a manifest.
 
 :func:`write_archive` packs the files; :func:`open_archive` extracts one into a private temporary
-folder for :class:`~trex.plan.EnginePlan`. Extraction checks every entry first and refuses the
+folder for :class:`~trex.model.plan.EnginePlan`. Extraction checks every entry first and refuses the
 whole archive if one is unsafe: absolute paths, ``..``, drive letters, backslashes, symbolic links,
 devices, duplicates, over-long paths, a name that is both a file and a folder, too many files, too
 many bytes (512 MiB by default) or a compression ratio beyond 200:1 (a "zip bomb"). Sizes declared
@@ -27,9 +27,10 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .errors import InputError
-from .jsonable import json_value
-from .safety import atomic_write
+from ..errors import InputError
+from ..jsonable import json_value
+from ..safety import atomic_write
+from .discovery import EngineFiles
 
 __all__ = ["MANIFEST", "OpenArchive", "archive_manifest", "extract_archive", "is_archive",
            "open_archive", "write_archive"]
@@ -56,17 +57,8 @@ class OpenArchive:
     source: str
     directory: Path
     manifest: dict[str, Any]
-    files: Any  # discovery.EngineFiles
-    _tmp: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
-
-    def plan_inputs(self, profile=None, profile_metadata=None, build_metadata=None, timings=None,
-                    device_metadata=None, name=None) -> tuple:
-        """EnginePlan's inputs: the given ones, else the archive's files."""
-        f = self.files
-        return (f.graph or f.profile, profile or f.profile,
-                profile_metadata or f.profile_metadata or f.profile_log,
-                build_metadata or f.build_metadata or f.build_log, timings or f.timings,
-                device_metadata or f.device_metadata, name or f.name)
+    files: EngineFiles
+    _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
 
     def close(self) -> None:
         """Delete the extracted files (also done when the object is garbage-collected)."""
@@ -75,7 +67,7 @@ class OpenArchive:
             self._tmp = None
 
 
-def is_archive(path: str | os.PathLike) -> bool:
+def is_archive(path: str | os.PathLike[str]) -> bool:
     """True for an existing zip file (``.tea`` or any name)."""
     try:
         with open(path, "rb") as fh:
@@ -84,16 +76,16 @@ def is_archive(path: str | os.PathLike) -> bool:
         return False
 
 
-def write_archive(files: Iterable[str | os.PathLike] | str | os.PathLike,
-                  output: str | os.PathLike, name: str | None = None,
+def write_archive(files: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+                  output: str | os.PathLike[str], name: str | None = None,
                   extra: dict[str, Any] | None = None) -> Path:
     """Pack an engine's files (a list, a folder, or an engine prefix) into ``output``.
 
     Entries are stored under their base names with a ``trex-archive.json`` manifest naming each
     file's role; the archive is written to a temporary file and renamed into place.
     """
-    from . import __version__
-    from .formats.discovery import engine_prefix
+    from .. import __version__
+    from .discovery import engine_prefix
 
     paths = _collect(files)
     if not paths:
@@ -125,7 +117,7 @@ def write_archive(files: Iterable[str | os.PathLike] | str | os.PathLike,
     return out
 
 
-def _collect(files: Iterable[str | os.PathLike] | str | os.PathLike) -> list[Path]:
+def _collect(files: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]) -> list[Path]:
     if isinstance(files, (str, os.PathLike)):
         p = Path(files)
         if p.is_dir():
@@ -153,23 +145,23 @@ def glob_escape(text: str) -> str:
 
 
 def _role(path: Path) -> str:
-    from .formats import registry as detect
+    from . import registry
 
     if path.suffix == ".svg":
         return "drawing"
     if path.name.endswith((".cache", ".timing.cache")):
         return "timing_cache"
     try:
-        kind = detect.detect_kind(path)
+        kind = registry.detect_kind(path)
     except InputError:
         return "unknown"
-    if kind == detect.LOG:
+    if kind == registry.LOG:
         return "build_log" if path.name.endswith(".build.log") else (
             "profile_log" if path.name.endswith(".profile.log") else "log")
     return kind
 
 
-def archive_manifest(path: str | os.PathLike) -> dict[str, Any]:
+def archive_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The archive's manifest (``{}`` for a zip made by another tool, such as TREx)."""
     with _zip(path) as zf:
         try:
@@ -193,7 +185,7 @@ def archive_manifest(path: str | os.PathLike) -> dict[str, Any]:
     return manifest if isinstance(manifest, dict) else {}
 
 
-def _zip(path: str | os.PathLike) -> zipfile.ZipFile:
+def _zip(path: str | os.PathLike[str]) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(path)
     except FileNotFoundError:
@@ -262,7 +254,7 @@ def _folders(name: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def _check_sizes(path: str | os.PathLike, plan: list[tuple[zipfile.ZipInfo, str]],
+def _check_sizes(path: str | os.PathLike[str], plan: list[tuple[zipfile.ZipInfo, str]],
                  max_bytes: int, max_ratio: float) -> None:
     """Refuse, before writing anything, an archive whose declared sizes are beyond the limits."""
     declared = sum(info.file_size for info, _ in plan)
@@ -277,7 +269,7 @@ def _check_sizes(path: str | os.PathLike, plan: list[tuple[zipfile.ZipInfo, str]
                                    f"was extracted (${ENV_MAX_RATIO} sets the limit)")
 
 
-def extract_archive(path: str | os.PathLike, target: str | os.PathLike,
+def extract_archive(path: str | os.PathLike[str], target: str | os.PathLike[str],
                     max_bytes: int | None = None, max_files: int = MAX_FILES,
                     max_ratio: float | None = None) -> list[Path]:
     """Extract every entry under ``target`` (which must be empty or new); return the files.
@@ -310,7 +302,7 @@ def extract_archive(path: str | os.PathLike, target: str | os.PathLike,
     return written
 
 
-def _plan(path: str | os.PathLike, infos: list[zipfile.ZipInfo], max_files: int
+def _plan(path: str | os.PathLike[str], infos: list[zipfile.ZipInfo], max_files: int
           ) -> list[tuple[zipfile.ZipInfo, str]]:
     """The entries to write, each with its safe path; an unsafe archive raises InputError."""
     if len(infos) > max_files:
@@ -339,7 +331,7 @@ def _plan(path: str | os.PathLike, infos: list[zipfile.ZipInfo], max_files: int
     return plan
 
 
-def _destination(path: str | os.PathLike, root: Path, info: zipfile.ZipInfo, clean: str,
+def _destination(path: str | os.PathLike[str], root: Path, info: zipfile.ZipInfo, clean: str,
                  folders: list[Path]) -> Path:
     dest = root.joinpath(*clean.split("/"))
     for folder in reversed(dest.relative_to(root).parents[:-1]):
@@ -356,7 +348,7 @@ def _destination(path: str | os.PathLike, root: Path, info: zipfile.ZipInfo, cle
     return dest
 
 
-def _extract_one(path: str | os.PathLike, zf: zipfile.ZipFile, info: zipfile.ZipInfo, clean: str,
+def _extract_one(path: str | os.PathLike[str], zf: zipfile.ZipFile, info: zipfile.ZipInfo, clean: str,
                  dest: Path, total: int, max_bytes: int, max_ratio: float, written: list[Path]
                  ) -> int:
     """Copy one entry (added to ``written`` once created), counting the bytes really written;
@@ -389,23 +381,28 @@ def _extract_one(path: str | os.PathLike, zf: zipfile.ZipFile, info: zipfile.Zip
     return total
 
 
-def open_archive(path: str | os.PathLike, max_bytes: int | None = None,
+def open_archive(path: str | os.PathLike[str], max_bytes: int | None = None,
                  max_ratio: float | None = None) -> OpenArchive:
     """Extract an archive into a private temporary folder and find the engine's files in it
     (limits: see :func:`archive_limits`)."""
-    from .formats.discovery import EngineFiles, find_engine_files
+    from .discovery import find_engine_files
 
     source = os.fspath(path)
     manifest = archive_manifest(path)
     tmp = tempfile.TemporaryDirectory(prefix="trex-tea-")
     try:
-        written = extract_archive(path, tmp.name, max_bytes=max_bytes, max_ratio=max_ratio)
+        extract_archive(path, tmp.name, max_bytes=max_bytes, max_ratio=max_ratio)
         directory = Path(tmp.name)
-        data = [f for f in written if f.name != MANIFEST]
         roles = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
         files = _files_from_roles(directory, roles) if roles else None
         if files is None or files.graph is None and files.profile is None:
-            files = _discover(directory, data, find_engine_files)
+            try:  # by content: archives made by other tools
+                files = find_engine_files(directory)
+            except InputError as exc:
+                what = ("holds several engines" if "several engines" in str(exc) else
+                        "holds no layer information, profile or build log with an engine layer "
+                        "list")
+                raise InputError(source, f"the archive {what}") from None
         files.name = str(manifest.get("name") or files.name or Path(source).stem)
     except BaseException:
         tmp.cleanup()
@@ -425,9 +422,7 @@ _ROLE_FIELDS = {
 }
 
 
-def _files_from_roles(directory: Path, roles: dict[str, Any]):
-    from .formats.discovery import EngineFiles
-
+def _files_from_roles(directory: Path, roles: dict[str, Any]) -> EngineFiles:
     files = EngineFiles()
     for entry, role in roles.items():
         attr = _ROLE_FIELDS.get(str(role))
@@ -436,33 +431,4 @@ def _files_from_roles(directory: Path, roles: dict[str, Any]):
         path = directory / str(entry)
         if path.is_file() and getattr(files, attr) is None:
             setattr(files, attr, path)
-    return files
-
-
-def _discover(directory: Path, data: list[Path], find_engine_files):
-    """Find the files by content (archives made by other tools have no manifest)."""
-    from .formats import registry as detect
-    from .formats.discovery import EngineFiles
-
-    try:
-        return find_engine_files(directory)
-    except InputError:
-        pass
-    files = EngineFiles(name=directory.name)
-    for f in data:
-        try:
-            kind = detect.detect_kind(f)
-        except InputError:
-            continue
-        attr = _ROLE_FIELDS.get(kind)
-        if attr and getattr(files, attr) is None:
-            setattr(files, attr, f)
-        elif kind == detect.LOG and files.build_log is None:
-            files.build_log = f
-    if files.graph is None and files.build_log is not None:
-        from .formats.build_log import looks_like_build_log
-
-        text = files.build_log.read_text(encoding="utf-8", errors="replace")
-        if "Engine Layer Information" in text and looks_like_build_log(text):
-            files.graph = files.build_log
     return files
