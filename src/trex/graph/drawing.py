@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.layer import Layer
+from ..model.protocol import PlanLike
 from ..safety import safe_filename
 from .cost import (
     DOT_BUDGET_SECONDS,
@@ -50,7 +51,7 @@ class DrawResult:
     note: str = ""  # set when dot ran out of its time budget and the own layout drew instead
 
 
-def formatter_for(plan: Any, color_by: str = "type",
+def formatter_for(plan: PlanLike, color_by: str = "type",
                   latency_type: str = "avg_time") -> Callable[[Layer], dict[str, str]]:
     """The node formatter for ``color_by``: ``type``, ``precision`` or ``latency``."""
     if color_by == "type":
@@ -76,7 +77,7 @@ def choose_method(cost: DotCost | int, output_format: str, method: str = "auto")
     return choose_layout(cost, output_format, method, dot_executable() is not None)
 
 
-def default_output(plan: Any, output_format: str) -> str:
+def default_output(plan: PlanLike, output_format: str) -> str:
     """``<engine name>.<format>`` in the current directory (the name reduced to a file name)."""
     base = safe_filename(getattr(plan, "name", "") or "engine")
     return f"{base}.{output_format}"
@@ -95,7 +96,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def draw_plan(plan: Any, output: str | os.PathLike | None = None, output_format: str = "svg",
+def draw_plan(plan: PlanLike, output: str | os.PathLike | None = None, output_format: str = "svg",
               color_by: str = "type", method: str = "auto", latency_type: str = "avg_time",
               timeout: float | None = None, **options: Any) -> DrawResult:
     """Draw ``plan`` (an EnginePlan or a beam/query SubPlan) to a file; options as in to_dot.

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..model.layer import Layer
+from ..model.protocol import PlanLike
 from ..model.tensors import Activation
 from .colors import (
     UNKNOWN_KEY_COLOR,
@@ -108,7 +109,7 @@ class LatencyHeatmapFormatter:
                 "fontname": "Helvetica"}
 
 
-def plan_latencies(plan: Any, latency_type: str = "avg_time") -> dict[str, float]:
+def plan_latencies(plan: PlanLike, latency_type: str = "avg_time") -> dict[str, float]:
     """Layer name to latency (ms) from ``plan.df`` in one vectorised pass; NaN becomes 0."""
     if latency_type not in latency_types:
         latency_type = latency_types[0]
@@ -120,7 +121,7 @@ def plan_latencies(plan: Any, latency_type: str = "avg_time") -> dict[str, float
     return dict(zip(df["Name"].tolist(), values))
 
 
-def layer_latency_formatter(plan: Any, latency_type: str = "avg_time") -> LatencyHeatmapFormatter:
+def layer_latency_formatter(plan: PlanLike, latency_type: str = "avg_time") -> LatencyHeatmapFormatter:
     """A latency heat-map formatter for ``plan`` (latencies read once from ``plan.df``)."""
     return LatencyHeatmapFormatter(plan_latencies(plan, latency_type))
 

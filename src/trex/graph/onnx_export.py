@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..model.layer import Layer
+from ..model.protocol import PlanLike
 from ..model.tensors import Activation
 from .escape import clean
 from .formatters import plan_latencies
@@ -74,7 +75,7 @@ def _attribute_value(value: Any) -> Any:
 class OnnxGraph:
     """A plan as an ONNX model (TREx's OnnxGraph): ``onnx_model`` is an ``onnx.ModelProto``."""
 
-    def __init__(self, plan: Any, display_forking_regions: bool = False):
+    def __init__(self, plan: PlanLike, display_forking_regions: bool = False):
         import onnx
         from onnx import helper
 
@@ -202,7 +203,7 @@ class OnnxGraph:
 class _EventsView:
     """The slice of a plan ``regions_factory`` reads, with Constant layers counted as writers."""
 
-    def __init__(self, plan: Any, layers: list[Layer]):
+    def __init__(self, plan: PlanLike, layers: list[Layer]):
         self.layers = layers
         self.bindings = plan.bindings
 
@@ -236,12 +237,12 @@ def _topological(nodes: list[Any]) -> list[Any]:
     return [nodes[i] for i in order]
 
 
-def to_onnx(plan: Any, display_forking_regions: bool = False) -> Any:
+def to_onnx(plan: PlanLike, display_forking_regions: bool = False) -> Any:
     """The plan's graph as an ``onnx.ModelProto``."""
     return OnnxGraph(plan, display_forking_regions).onnx_model
 
 
-def export_onnx(plan: Any, path: str | os.PathLike, display_forking_regions: bool = False) -> str:
+def export_onnx(plan: PlanLike, path: str | os.PathLike, display_forking_regions: bool = False) -> str:
     """Write the plan's graph as an ONNX file for Netron; return its absolute path."""
     import onnx
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from ..control_flow import is_recurrence
 from ..model.layer import Layer
 from ..model.profiles import strip_profile
+from ..model.protocol import PlanLike
 from ..model.tensors import Activation
 
 
@@ -98,7 +99,7 @@ class Region:
         return f"Region({self.name!r}, generations={len(self.generations)})"
 
 
-def binding_checker(plan: Any) -> Any:
+def binding_checker(plan: PlanLike) -> Any:
     """A predicate telling binding tensors, with or without their `` [profile N]`` suffix."""
     bindings = set(plan.bindings)
     stripped = {strip_profile(b) for b in bindings}
@@ -109,7 +110,7 @@ def binding_checker(plan: Any) -> Any:
     return is_binding
 
 
-def regions_factory(plan: Any) -> list[Region]:
+def regions_factory(plan: PlanLike) -> list[Region]:
     """The regions of a plan's layers, in order of first use (linear in tensor uses)."""
     is_binding_name = binding_checker(plan)
     story: dict[str, list[tuple[str, int, bool, Activation]]] = {}
@@ -183,7 +184,7 @@ class PlanGraph:
     """A plan as layer nodes, memory nodes and edges; regions not shown as nodes (see
     :meth:`should_include_region`) become direct layer-to-layer edges."""
 
-    def __init__(self, plan: Any, include_regions: bool = False, include_constants: bool = False,
+    def __init__(self, plan: PlanLike, include_regions: bool = False, include_constants: bool = False,
                  include_forking_regions: bool = False):
         self.include_regions = include_regions
         self.include_constants = include_constants
@@ -207,7 +208,7 @@ class PlanGraph:
     def memory_nodes(self) -> list[MemoryNode]:
         return self._memory_nodes
 
-    def _add_memory_nodes(self, plan: Any) -> None:
+    def _add_memory_nodes(self, plan: PlanLike) -> None:
         is_binding = binding_checker(plan)
         producers = {c.outputs[0].name: c for c in plan.constants if c.outputs}
         for region in self.regions:

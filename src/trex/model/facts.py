@@ -16,6 +16,7 @@ from ..formats.units import PLAUSIBLE_MS, finite
 
 if TYPE_CHECKING:
     from .plan import EnginePlan
+    from .protocol import PlanLike
 
 MISSING = "–"  # how a missing figure is shown in text
 
@@ -206,7 +207,7 @@ def precision_mix(plan: EnginePlan) -> str:
     return engine_facts(plan).precision_mix
 
 
-def has_onnx_metadata(plan: Any) -> bool:
+def has_onnx_metadata(plan: PlanLike) -> bool:
     """True if some layer lists the ONNX nodes it implements (TensorRT 8.6+ ``Metadata``)."""
     return any(layer.onnx_nodes for layer in plan.layers)
 
