@@ -16,8 +16,8 @@ import pytest
 
 import trex
 from helpers import require_program
-from trex.control_flow import control_flow_kind, is_back_edge, is_recurrence, normalized_type
 from trex.graph import DotGraph, draw_plan, graph_to_svg, layer_type_formatter
+from trex.model.control_flow import control_flow_kind, is_back_edge, is_recurrence, normalized_type
 
 warnings.simplefilter("ignore", trex.TrexWarning)
 SVG = "{http://www.w3.org/2000/svg}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..control_flow import is_recurrence
+from ..model.control_flow import is_recurrence
 from ..model.layer import Layer
 from ..model.profiles import strip_profile
 from ..model.protocol import PlanLike

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..control_flow import is_back_edge, is_recurrence
+from ..model.control_flow import is_back_edge, is_recurrence
 from ..model.graph import SYNC_TYPES
 from ..model.layer import Layer
 from ..model.protocol import PlanLike

@@ -9,9 +9,9 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ..control_flow import is_back_edge
 from ..formats.records import ProfileRecord, ProfileRun
 from ..formats.units import PLAUSIBLE_MS
+from .control_flow import is_back_edge
 from .graph import LayerGraph
 from .layer import Layer
 from .tensors import Activation
