@@ -367,7 +367,7 @@ def _convert_performance(summary: dict[str, Any], warnings: list[str]) -> None:
         if key in _FLOAT_VALUES or key in _SECONDS_VALUES:
             parsed = number_unit(value)
             if parsed is None:
-                warnings.append(f"performance summary: cannot read {key}: {value!r}")
+                warnings.append(f"performance summary: cannot read {key}: {value[:200]!r}")
                 continue
             number, unit = parsed
             summary[key] = number * TO_S.get(unit, 1.0) if key in _SECONDS_VALUES else number
@@ -388,7 +388,7 @@ def _convert_device(info: dict[str, Any], warnings: list[str]) -> DeviceInfo:
             continue
         parsed = number_unit(value)
         if parsed is None:
-            warnings.append(f"device information: cannot read {key}: {value!r}")
+            warnings.append(f"device information: cannot read {key}: {value[:200]!r}")
             continue
         number, unit = parsed
         info[key] = number * TO_GHZ.get(unit, 1.0) if key in _CLOCKS else number
