@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, cap_line
 from .logtext import split_log_line
 from .records import DeviceInfo, Metadata, ProfileRecord, ProfileRun
 from .text import read_text, unix_newlines
@@ -367,7 +367,7 @@ def _convert_performance(summary: dict[str, Any], warnings: list[str]) -> None:
         if key in _FLOAT_VALUES or key in _SECONDS_VALUES:
             parsed = number_unit(value)
             if parsed is None:
-                warnings.append(f"performance summary: cannot read {key}: {value[:200]!r}")
+                warnings.append(f"performance summary: cannot read {key}: {cap_line(value, 200)!r}")
                 continue
             number, unit = parsed
             summary[key] = number * TO_S.get(unit, 1.0) if key in _SECONDS_VALUES else number
@@ -388,7 +388,7 @@ def _convert_device(info: dict[str, Any], warnings: list[str]) -> DeviceInfo:
             continue
         parsed = number_unit(value)
         if parsed is None:
-            warnings.append(f"device information: cannot read {key}: {value[:200]!r}")
+            warnings.append(f"device information: cannot read {key}: {cap_line(value, 200)!r}")
             continue
         number, unit = parsed
         info[key] = number * TO_GHZ.get(unit, 1.0) if key in _CLOCKS else number
