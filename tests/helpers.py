@@ -68,3 +68,22 @@ def bench_module(name: str):
         sys.modules[key] = module
         spec.loader.exec_module(module)
     return sys.modules[key]
+
+
+# A DLA engine's profile as trtexec prints it (no real DLA export is in the shared files): copies
+# to and from the DLA's memory, the waits for them, and the DLA subgraph (a ForeignNode).
+DLA_ROWS = [("images to nvm", 33.99), ("{ForeignNode[Conv_0...Concat_198]}", 3.38),
+            ("head_3 from nvm", 3069.55), ("images copy finish", 0.67),
+            ("head_3 copy finish", 1.17), ("head_2 from nvm", 2.88)]
+
+
+def write_dla_profile(path, rows=DLA_ROWS, count: int = 399):
+    """An --exportProfile JSON of ``rows`` (name, total ms) at ``path``; returns the path."""
+    import json
+
+    total = sum(t for _, t in rows)
+    profile = [{"count": count}] + [{"name": n, "timeMs": t, "averageMs": t / count,
+                                     "percentage": 100 * t / total} for n, t in rows]
+    path.write_text(json.dumps(profile))
+    return path
+

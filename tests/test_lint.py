@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import trex
+from helpers import DLA_ROWS, write_dla_profile
 from trex.cli import main
 from trex.kernels import classify_tactic
 from trex.lint import (
@@ -367,13 +368,7 @@ def test_dla_time_is_a_dla_region_not_a_slow_copy(tmp_path):
     """A DLA engine's time lands on its 'from nvm' copy: an info finding about the DLA region,
     not a hot-spot warning (names as trtexec prints them for DLA builds; no real DLA export is in
     the shared files)."""
-    rows = [("images to nvm", 33.99), ("{ForeignNode[Conv_0...Concat_198]}", 3.38),
-            ("head_3 from nvm", 3069.55), ("images copy finish", 0.67)]
-    total = sum(t for _, t in rows)
-    profile = [{"count": 399}] + [{"name": n, "timeMs": t, "averageMs": t / 399,
-                                   "percentage": 100 * t / total} for n, t in rows]
-    path = tmp_path / "dla.profile.json"
-    path.write_text(json.dumps(profile))
+    path = write_dla_profile(tmp_path / "dla.profile.json", DLA_ROWS[:4])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         dla = trex.EnginePlan(path)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import trex
+from helpers import DLA_ROWS, write_dla_profile
 from trex.formats import detect_kind
 from trex.formats.registry import InputCache
 from trex.html_report.payload import headline, layer_columns
@@ -324,20 +325,13 @@ def test_implausible_numbers_become_missing_with_a_warning(engines, tmp_path):
 def test_dla_engine_layers_are_recognised(tmp_path):
     """A DLA engine's profile (names as trtexec prints them for a DLA build; no real DLA export is
     in the shared files): copies to/from the DLA's memory, their waits, and the DLA subgraph."""
-    rows = [("images to nvm", 33.99), ("{ForeignNode[Conv_0...Concat_198]}", 3.38),
-            ("head_3 from nvm", 3069.55), ("images copy finish", 0.67),
-            ("head_3 copy finish", 1.17), ("head_2 from nvm", 2.88)]
-    total = sum(t for _, t in rows)
-    profile = [{"count": 399}] + [{"name": n, "timeMs": t, "averageMs": t / 399,
-                                   "percentage": 100 * t / total} for n, t in rows]
-    path = tmp_path / "yolo.dla.profile.json"
-    path.write_text(json.dumps(profile))
+    path = write_dla_profile(tmp_path / "yolo.dla.profile.json")
     plan = _quiet(lambda: trex.EnginePlan(path))
     assert plan.dla and plan.has_profile  # a profile alone names the layers and times them
     assert plan.df["type"].tolist() == ["DLACopy", "DLA", "DLACopy", "DLASync", "DLASync",
                                         "DLACopy"]
     # The same names in a GPU engine (no DLA copies) stay a Myelin region.
-    path.write_text(json.dumps([{"count": 1}, {"name": rows[1][0], "timeMs": 1.0,
+    path.write_text(json.dumps([{"count": 1}, {"name": DLA_ROWS[1][0], "timeMs": 1.0,
                                                "averageMs": 1.0, "percentage": 100.0}]))
     gpu = _quiet(lambda: trex.EnginePlan(path))
     assert not gpu.dla and gpu.df["type"].tolist() == ["Myelin"]
