@@ -53,6 +53,15 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("code", 'log = ENGINES / "trt10.16-multiprofile-oneline" / "log-main.py.log"\n'
                  "p0, p1 = EnginePlan(log), EnginePlan(log, profile_id=1)\n"
                  'p0.profiles, len(p0.df), p1.df["Name"].iloc[1]'),
+        ("md", "Each profile compares like an engine of its own (e.g. the prefill and decode "
+               "profiles of an LLM): `EnginePlan.each_profile`, or `trex compare ENGINE --profiles`."),
+        ("code", "from trex.compare import compare_by_type\n"
+                 "compare_by_type(EnginePlan.each_profile(log))"),
+        ("md", "## The engine's inputs and outputs\n\n`plan.io_tensors`: data type, shape, location "
+               "and, for TensorRT 11 exports, the min/opt/max shapes of every optimisation profile; "
+               "`trex.summary.headline_rows` is the header `trex summary` and the HTML report show."),
+        ("code", "[t.as_dict() for t in p0.io_tensors]"),
+        ("code", "from trex.summary import headline_rows\nheadline_rows(p0)"),
         ("md", "## Myelin (kgen/gemm) layers and ONNX node metadata (TensorRT 10)"),
         ("code", 'alexnet = EnginePlan.from_path(ENGINES / "trt10.4-alexnet-fp16")\n'
                  'alexnet.df[["Name", "type", "precision", "Metadata", "latency.pct_time"]]'),
