@@ -442,6 +442,10 @@ def test_unknown_figures_are_dashes_not_zeros(browser, engines, tmp_path):
         assert cards["Memory"].startswith("Memory\u2013 weights")
         assert " 0 ms" not in report.page.text_content("#tab-overview")
         assert "NVIDIA H100 PCIe" in cards["Device"] and "1.755 GHz" in cards["Device"]
+        # Charts of values the build log does not have say so instead of drawing empty axes.
+        errors = report.js("""() => [...document.querySelectorAll('#tab-overview .error-box')]
+            .map(e => e.textContent)""")
+        assert "Not available: no per-layer profile (--exportProfile) was given" in errors
         report.page.screenshot(path=str(tmp_path / "unprofiled-overview.png"))
         assert report.errors == []
     finally:

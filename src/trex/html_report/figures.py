@@ -93,7 +93,19 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
     if len(plan.timings):
         builders.append(("timings", "Latency over the timed iterations",
                          lambda: report.engine_timings_figure(plan)))
-    return _collect(builders)
+    figures = _collect(builders)
+    # A chart of values the inputs do not have says so, rather than drawing empty axes.
+    unknown = {}
+    if not plan.has_profile:
+        unknown.update(dict.fromkeys(("latency_by_type", "latency_distribution"),
+                                     "no per-layer profile (--exportProfile) was given"))
+    if not plan.weights_known:
+        unknown.update(dict.fromkeys(("weights_distribution", "total_distribution"),
+                                     "these exports list no weights"))
+    for key, why in unknown.items():
+        if key in figures:
+            figures[key] = {"title": figures[key]["title"], "error": why}
+    return figures
 
 
 def comparison_figures(plans: Sequence[EnginePlan], names: Sequence[str]) -> dict[str, Any]:
