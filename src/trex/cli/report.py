@@ -43,7 +43,7 @@ def default_output(labels: list[str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..graph.drawing import gc_paused
+    from ..perf import gc_paused
 
     # The whole command without the cyclic collector: its passes over a big plan's objects cost
     # more than the report (one collection runs when the process ends anyway).

@@ -325,7 +325,7 @@ def _match_details(plan_a: EnginePlan, plan_b: EnginePlan, exact: bool
     """The pairs with their kinds, and the evidence of each (keyed by the row in A). The cyclic
     garbage collector is paused: its passes over big plans' objects would cost more than the
     alignment, which creates no reference cycles."""
-    from ..graph.drawing import gc_paused
+    from ..perf import gc_paused
 
     with gc_paused():
         matcher = _Matcher(plan_a, plan_b, exact)

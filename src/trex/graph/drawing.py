@@ -8,16 +8,15 @@ draws instead (SVG) and the result says so in a one-line ``note``.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..model.layer import Layer
 from ..model.protocol import PlanLike
+from ..perf import gc_paused
 from ..safety import safe_filename
 from .cost import (
     DOT_BUDGET_SECONDS,
@@ -81,19 +80,6 @@ def default_output(plan: PlanLike, output_format: str) -> str:
     """``<engine name>.<format>`` in the current directory (the name reduced to a file name)."""
     base = safe_filename(getattr(plan, "name", "") or "engine")
     return f"{base}.{output_format}"
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: its passes over a big plan's millions of objects
-    double the drawing time, and drawing creates no reference cycles."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def draw_plan(plan: PlanLike, output: str | os.PathLike | None = None, output_format: str = "svg",

@@ -13,12 +13,12 @@ import numpy as np
 
 from ..graph import DotGraph
 from ..graph.colors import UNKNOWN_KEY_COLOR, latency_color, precision_colormap, text_color
-from ..graph.drawing import gc_paused
 from ..graph.formatters import layer_type_color, plan_latencies
 from ..graph.placement import place_graph
 from ..graph.svg import MAX_ROW_CHARS, node_size, svg_color
 from ..model.layer import Layer
 from ..model.plan import EnginePlan
+from ..perf import gc_paused
 from .columns import Interner
 
 KINDS = ("layer", "region", "constant", "sync")

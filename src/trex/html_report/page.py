@@ -24,9 +24,9 @@ from importlib import resources
 from typing import Any
 
 from ..errors import InputError
-from ..graph.drawing import gc_paused
 from ..jsonable import json_value as clean
 from ..model.plan import EnginePlan
+from ..perf import gc_paused
 from ..safety import atomic_write
 from .columns import plain
 from .payload import report_payload

@@ -9,13 +9,10 @@ them opens a file.
 
 from __future__ import annotations
 
-import gc
 import math
 import os
 import warnings as _warnings
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +21,7 @@ import pandas as pd
 from ..errors import InputError, TrexWarning, cap_line
 from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
+from ..perf import gc_paused
 from . import loader, validation
 from .dataframe import layers_dataframe
 from .facts import Measured, summary_text
@@ -76,7 +74,7 @@ class EnginePlan(LayerGraph):
                     profiling_metadata_file or found.profile_metadata,
                     build_metadata_file or found.build_metadata, timing_file or found.timings,
                     device_metadata_file or found.device_metadata, name or found.name)
-            with _gc_paused():
+            with gc_paused():
                 self._load(inputs, profile_id, profile_run, cache)
         except BaseException:  # bad input or Ctrl-C/SIGTERM: the extracted files go at once
             if self.archive is not None:
@@ -296,19 +294,6 @@ class EnginePlan(LayerGraph):
 
     def __repr__(self) -> str:
         return f"EnginePlan({self.name!r}, layers={len(self.layers)})"
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Loading allocates millions of small objects that all survive: collecting them while they
-    are being built only costs time (half the load time of a 50,000-layer plan)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _version(cache: InputCache, inputs: loader.PlanInputs) -> str | None:
