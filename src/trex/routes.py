@@ -74,14 +74,17 @@ class Route:
 
     @property
     def iter(self) -> int:
+        """The iteration number in the tuning cache."""
         return self.iteration.iter
 
     @property
     def build_route(self) -> str:
+        """The route's ``-knob=value`` tokens."""
         return self.iteration.build_route
 
     @property
     def gpu_time(self) -> float | None:
+        """GPU time in ms, None when not recorded."""
         return self.iteration.gpu_time
 
     @property
@@ -105,9 +108,11 @@ class RouteAnalysis:
 
     @property
     def algorithm(self) -> str | None:
+        """The sweep's accuracy algorithm (``l2``, ``cos``, ...), None if not given."""
         return self.cache.header.accuracy_algorithm
 
     def route(self, iteration: int) -> Route | None:
+        """The route of one iteration, or None."""
         return next((r for r in self.routes if r.iter == iteration), None)
 
 

@@ -44,6 +44,7 @@ class Cost:
 
     @property
     def bytes(self) -> int:
+        """Bytes moved: inputs, outputs and weights."""
         return self.bytes_in + self.bytes_out + self.bytes_weights
 
 

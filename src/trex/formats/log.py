@@ -51,6 +51,7 @@ class LogRecord:
 
     @property
     def has_performance_summary(self) -> bool:
+        """True if the log holds trtexec's ``=== Performance summary ===``."""
         return "performance_summary" in self.trtexec.metadata.sections
 
     @property

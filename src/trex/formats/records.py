@@ -78,6 +78,7 @@ class Metadata:
     warnings: list[str] = field(default_factory=list)
 
     def section(self, name: str) -> dict[str, Any]:
+        """One section of the metadata (``performance_summary``, ``build_options``...), or {}."""
         return self.sections.get(name, {})
 
 

@@ -59,10 +59,12 @@ class Region:
         self.generations: list[RegionGeneration] = []
 
     def add_generation(self, tensor: Activation) -> None:
+        """Start a new generation of the region, holding ``tensor``."""
         self.name = self.name or tensor.name
         self.generations.append(RegionGeneration(tensor, len(self.generations)))
 
     def nb_generations(self) -> int:
+        """Number of generations (TREx's method)."""
         return len(self.generations)
 
     def _widen(self, tensor: Activation, gen_id: int) -> None:
@@ -71,10 +73,12 @@ class Region:
             self.generations[gen_id].tensor = tensor
 
     def add_writer(self, gen_id: int, writer: PortDesc, tensor: Activation) -> None:
+        """Record a layer port writing generation ``gen_id``."""
         self.generations[gen_id].writers.append(writer)
         self._widen(tensor, gen_id)
 
     def add_reader(self, gen_id: int, reader: PortDesc, tensor: Activation) -> None:
+        """Record a layer port reading generation ``gen_id``."""
         self.generations[gen_id].readers.append(reader)
         self._widen(tensor, gen_id)
         if gen_id > 0:
@@ -93,6 +97,7 @@ class Region:
         return [r for g in self.generations for r in g.readers]
 
     def is_placeholder(self) -> bool:
+        """True if the region is rewritten (several generations), so it is drawn unrolled."""
         return len(self.generations) > 1
 
     def __repr__(self) -> str:
@@ -198,14 +203,17 @@ class PlanGraph:
 
     @property
     def edges_list(self) -> list[Edge]:
+        """Edges between layer and memory nodes."""
         return self._edges_list
 
     @property
     def layer_nodes(self) -> list[LayerNode]:
+        """One node per layer of the plan (constants included)."""
         return self._layer_nodes
 
     @property
     def memory_nodes(self) -> list[MemoryNode]:
+        """The memory regions drawn as nodes (user I/O, rewritten or forking regions)."""
         return self._memory_nodes
 
     def _add_memory_nodes(self, plan: PlanLike) -> None:

@@ -38,6 +38,7 @@ class Finding:
             raise ValueError(f"severity must be one of {SEVERITIES}, not {self.severity!r}")
 
     def as_dict(self) -> dict[str, Any]:
+        """The finding as one row: the common columns, then the linter's own."""
         return {"layer": self.layer, "linter": self.linter, "severity": self.severity,
                 "hazard": self.hazard, "evidence": self.evidence, "mitigation": self.mitigation,
                 "help": self.help, **self.extra}
@@ -100,11 +101,13 @@ class Linter:
         return findings_frame(self.findings())
 
     def check(self) -> list[Finding]:  # pragma: no cover - abstract
+        """The linter's findings on a plan that has what it needs (subclasses implement it)."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ helpers
     def finding(self, layer: str, severity: str, hazard: str, evidence: dict[str, Any],
                 mitigation: str = "", help: str = "", **extra: Any) -> Finding:
+        """A :class:`Finding` of this linter (``extra`` become its own columns)."""
         return Finding(layer, self.name, severity, hazard, evidence, mitigation, help, extra)
 
     @cached_property
@@ -117,11 +120,13 @@ class Linter:
 
     @cached_property
     def total_ms(self) -> float:
+        """Summed average latency of the plan's layers in ms (0 without a profile)."""
         lat = self.latencies
         return float(np.nansum(lat)) if len(lat) else 0.0
 
     @property
     def timed(self) -> bool:
+        """True if the plan has a per-layer profile with some time in it."""
         return self.total_ms > 0
 
     def share(self, ms: float) -> float:

@@ -126,6 +126,7 @@ class ConvLinter(Linter):
         return out
 
     def check(self) -> list[Finding]:
+        """Tensor Core, mixed-precision and alignment findings, in that order."""
         return self.tc_findings() + self.mixed_precision_findings() + self.alignment_findings()
 
     # TREx's method names, as DataFrames.

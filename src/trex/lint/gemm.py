@@ -33,6 +33,7 @@ class GemmAlignmentLinter(Linter):
     description = "MatMul/gemm operands not aligned to 16 (INT8/FP8), 8 (FP16/BF16) or 4 (TF32)"
 
     def check(self) -> list[Finding]:
+        """GEMM layers whose N or K is not a multiple of their precision's alignment."""
         out = []
         for i, layer in enumerate(self.plan.layers):
             if not (layer.type in GEMM_TYPES or layer.subtype in GEMM_TYPES):
@@ -63,6 +64,7 @@ class TensorCoreGemmLinter(Linter):
     description = "GEMMs in FP16/BF16/INT8/FP8 whose kernel does not use Tensor Cores"
 
     def check(self) -> list[Finding]:
+        """Reduced-precision GEMMs whose kernel name says it runs on CUDA cores."""
         out = []
         for i, layer in enumerate(self.plan.layers):
             level = rank(layer.precision)

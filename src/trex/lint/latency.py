@@ -20,6 +20,7 @@ class HotspotLinter(Linter):
     warning_pct = 25.0
 
     def check(self) -> list[Finding]:
+        """Layers at or above 10 % of the summed latency, slowest first."""
         lat = self.latencies
         total = self.total_ms
         pct = np.where(np.isnan(lat), 0.0, lat) * 100.0 / total
@@ -70,6 +71,7 @@ class LaunchBoundLinter(Linter):
     min_fraction = 0.3
 
     def check(self) -> list[Finding]:
+        """One engine finding when many timed layers run under the threshold."""
         lat = self.latencies
         timed = lat[(lat > 0) & ~np.isnan(lat)]
         if not len(timed):
@@ -109,6 +111,7 @@ class ShapeCallLinter(Linter):
     warning_pct = 5.0
 
     def check(self) -> list[Finding]:
+        """One finding when the engine has shape_call layers, dynamic tensors or several profiles."""
         plan = self.plan
         idx = [i for i, layer in enumerate(plan.layers)
                if layer.type == "shape_call" or "shape_call" in layer.name]

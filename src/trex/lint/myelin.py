@@ -22,6 +22,7 @@ class MyelinLinter(Linter):
     needs_details = False
 
     def check(self) -> list[Finding]:
+        """The Myelin share of the engine, then one finding per ForeignNode region."""
         layers = self.plan.layers
         lat = self.latencies
         out: list[Finding] = []

@@ -18,6 +18,7 @@ class PrecisionIslandLinter(Linter):
     error_pct = 20.0
 
     def check(self) -> list[Finding]:
+        """One finding per group of higher-precision layers surrounded by the engine's precision."""
         layers = self.plan.layers
         compute = [i for i, layer in enumerate(layers) if layer.type not in _NOT_COMPUTE
                    and rank(layer.precision) is not None]

@@ -53,6 +53,7 @@ class QDQLinter(Linter):
         return bool(ops) and all(op in _QDQ_OPS for op in ops)
 
     def check(self) -> list[Finding]:
+        """One finding per unfused Q/DQ layer (info when it quantizes a network input)."""
         plan = self.plan
         inputs = {strip_profile(b) for b in plan.bindings}
         out = []

@@ -35,6 +35,7 @@ class ReformatLinter(Linter):
     description = "Reformat layers converting between data types"
 
     def check(self) -> list[Finding]:
+        """One warning per Reformat layer whose input and output data types differ."""
         out = []
         for i, layer in enumerate(self.plan.layers):
             if layer.type != "Reformat":
@@ -61,6 +62,7 @@ class SliceLinter(Linter):
     description = "Slice layers converting between data types"
 
     def check(self) -> list[Finding]:
+        """One warning per Slice layer whose input and output data types differ."""
         out = []
         for i, layer in enumerate(self.plan.layers):
             if layer.type != "Slice":
@@ -89,6 +91,7 @@ class ReformatShareLinter(Linter):
     error_pct = 20.0
 
     def check(self) -> list[Finding]:
+        """The engine's reformat share (when profiled) and each chain of back-to-back reformats."""
         layers = self.plan.layers
         lat = self.latencies
         idx = [i for i, layer in enumerate(layers) if layer.type == "Reformat"]

@@ -33,6 +33,7 @@ class LintReport:
 
     @property
     def df(self) -> pd.DataFrame:
+        """The findings as a DataFrame, one row each (:func:`findings_frame`)."""
         return findings_frame(self.findings)
 
     def worst(self) -> str | None:

@@ -38,6 +38,7 @@ class Measured:
 
     @property
     def available(self) -> bool:
+        """True if the performance summary gave at least one of the measured figures."""
         return any(v is not None for v in (self.latency_median_ms, self.gpu_compute_median_ms,
                                            self.throughput_qps))
 
@@ -140,6 +141,7 @@ class EngineFacts:
         return ", ".join(f"{p} {n}" for p, n in self.precision_counts.items())
 
     def as_dict(self) -> dict[str, Any]:
+        """The facts as a plain dict (JSON-ready), with ``precision_mix`` added."""
         out = asdict(self)
         out["precision_mix"] = self.precision_mix
         return out

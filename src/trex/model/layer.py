@@ -86,6 +86,7 @@ class Layer:
             self.total_footprint_bytes = _int64(io + weights)
 
     def tooltip(self) -> str:
+        """Every raw attribute but the tensors as ``key:value`` lines (TREx's node tooltip)."""
         skip = {"InputRegions", "OutputRegions", "Inputs", "Outputs", "ParameterType", "LayerName"}
         return "".join(f"{k}:{v}\\n" for k, v in sorted(self.raw_dict.items()) if k not in skip)
 

@@ -23,6 +23,8 @@ class PlanLike(Protocol):
     bindings: list[str]
 
     @property
-    def df(self) -> pd.DataFrame: ...
+    def df(self) -> pd.DataFrame:
+        """One row per layer (``EnginePlan.df``)."""
 
-    def get_bindings(self) -> tuple[list[Activation], list[Activation]]: ...
+    def get_bindings(self) -> tuple[list[Activation], list[Activation]]:
+        """(input bindings, output bindings) as Activations."""

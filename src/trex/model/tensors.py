@@ -33,6 +33,7 @@ class Activation:
         self.size_bytes: int = size
 
     def tooltip(self) -> str:
+        """The tensor's shape and format, as TREx's graph tooltips show them."""
         return "\\n".join((str(self.shape), self.format))
 
     def __repr__(self) -> str:

@@ -101,6 +101,7 @@ class TrtexecFlags:
 
     @property
     def label(self) -> str:
+        """The version as text, e.g. ``11.1``."""
         return ".".join(map(str, self.version))
 
 
@@ -223,6 +224,7 @@ class ProcessPaths:
 
     @classmethod
     def for_input(cls, model: str | os.PathLike, outdir: str | os.PathLike) -> ProcessPaths:
+        """The paths for ``model`` (an ONNX model, or an engine to profile/draw) in ``outdir``."""
         model, outdir = Path(model), Path(outdir)
         if is_engine_file(model):
             return cls(outdir, outdir / model.name, model)
@@ -233,25 +235,38 @@ class ProcessPaths:
 
     @property
     def engine(self) -> Path:
+        """The engine file: the input engine, or the one the build writes."""
         return self.input_engine or self.prefix
 
     @property
     def name(self) -> str:
+        """The engine's file name, the prefix of every other file."""
         return self.prefix.name
 
-    build_log = property(lambda self: self._with(".build.log"))
-    build_metadata = property(lambda self: self._with(".build.metadata.json"))
-    graph = property(lambda self: self._with(".graph.json"))
-    profile = property(lambda self: self._with(".profile.json"))
-    timings = property(lambda self: self._with(".timing.json"))
-    profile_log = property(lambda self: self._with(".profile.log"))
-    profile_metadata = property(lambda self: self._with(".profile.metadata.json"))
-    drawing = property(lambda self: self._with(".graph.json.svg"))
-    gpu_monitor = property(lambda self: self._with(".gpu.json"))
-    archive = property(lambda self: self._with(".tea"))
+    build_log = property(lambda self: self._with(".build.log"),
+                         doc="X.build.log: trtexec's build log.")
+    build_metadata = property(lambda self: self._with(".build.metadata.json"),
+                              doc="X.build.metadata.json: model and build options from the build log.")
+    graph = property(lambda self: self._with(".graph.json"),
+                     doc="X.graph.json: the layer information (--exportLayerInfo).")
+    profile = property(lambda self: self._with(".profile.json"),
+                       doc="X.profile.json: the per-layer profile (--exportProfile).")
+    timings = property(lambda self: self._with(".timing.json"),
+                       doc="X.timing.json: per-iteration timings (--exportTimes).")
+    profile_log = property(lambda self: self._with(".profile.log"),
+                           doc="X.profile.log: trtexec's profiling log.")
+    profile_metadata = property(lambda self: self._with(".profile.metadata.json"),
+                                doc="X.profile.metadata.json: performance summary, device, profiling mode.")
+    drawing = property(lambda self: self._with(".graph.json.svg"),
+                       doc="X.graph.json.svg: the drawn graph.")
+    gpu_monitor = property(lambda self: self._with(".gpu.json"),
+                           doc="X.gpu.json: GPU samples of --monitor.")
+    archive = property(lambda self: self._with(".tea"),
+                       doc="X.tea: the archive of every file (--archive).")
 
     @property
     def timing_cache(self) -> Path:
+        """trtexec's timing cache, shared by the engines of one folder."""
         return self.outdir / "timing.cache"
 
 
