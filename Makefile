@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # A pandas requirement for the main venv, e.g. PANDAS="pandas>=2,<3" (CI's matrix); default: newest.
 PANDAS ?=
 
-.PHONY: setup demo test test-pandas2 package-check notebooks lint typecheck-js bench clean
+.PHONY: setup demo test test-pandas2 package-check notebooks lint typecheck-js docs pictures bench clean
 
 $(BIN)/trex: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,12 +18,13 @@ setup: $(BIN)/trex
 demo: setup  ## summary, reformat linters and two HTML reports of NVIDIA's ResNet18 Q/DQ engines (out/demo)
 	$(BIN)/python examples/demo.py
 
-test: setup  ## ruff, the whole test suite, the package check, then the suite on pandas 2
+test: setup  ## ruff, the whole test suite, the docs site, the package check, then the suite on pandas 2
 	$(BIN)/ruff check src tests bench examples notebooks/*.py .ci
 	$(BIN)/mypy
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory typecheck-js; \
 	else echo "npm not found: the report page's script is not type-checked"; fi
 	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory package-check
 	$(MAKE) --no-print-directory test-pandas2
 
@@ -60,6 +61,16 @@ node_modules/.bin/tsc: package.json package-lock.json
 typecheck-js: node_modules/.bin/tsc
 	node_modules/.bin/tsc -p tsconfig.json --noEmit --allowJs --checkJs
 	@echo "typecheck-js: the report page's script passes tsc"
+
+# The documentation site (mkdocs-material, mkdocstrings) into site/, warnings as errors; the CLI
+# reference is generated from trex's argparse parsers while it builds (docs/hooks/cli_reference.py).
+docs: setup  ## the documentation site in site/ (open site/index.html)
+	$(BIN)/mkdocs build --strict --quiet --site-dir site
+	@echo "docs: site/index.html"
+
+# The README's and the gallery's pictures from the example engines (headless Chromium, Graphviz).
+pictures: setup  ## docs/images/*.png from examples/ (trex report, trex draw, Chromium)
+	$(BIN)/python scripts/make_pictures.py
 
 bench: setup  ## load, draw, compare and report benchmarks on generated 1k/10k/50k-layer engines
 	$(BIN)/python bench/run.py
