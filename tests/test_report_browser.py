@@ -31,6 +31,16 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 VIEWPORT = {"width": 1500, "height": 950}
 
 
+def screenshot_path(tmp_path: Path, name: str) -> Path:
+    """Where a test saves a screenshot: the folder $TREX_SCREENSHOTS names (scripts/make_pictures.py
+    --tests refreshes the docs gallery from it), else the test's temporary folder."""
+    folder = os.environ.get("TREX_SCREENSHOTS")
+    if not folder:
+        return tmp_path / name
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return Path(folder) / name
+
+
 def _missing(what: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{what} is required in CI for the browser tests")
@@ -165,7 +175,7 @@ def test_page_loads_offline_without_errors(mobilenet, mobilenet_plan, tmp_path):
     mobilenet.wait("() => document.querySelectorAll('#tab-overview .chart[data-settled]').length >= 2")
     assert mobilenet.errors == []
     assert mobilenet.offline(), mobilenet.requests
-    shot = tmp_path / "overview.png"
+    shot = screenshot_path(tmp_path, "overview.png")
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 20_000
 
@@ -206,7 +216,7 @@ def test_table_row_shows_details_and_selects_in_graph(mobilenet, mobilenet_plan,
     assert layer.inputs[0].name in text and layer.outputs[0].name in text
     assert "Attributes" in text and layer.subtype in text
     assert f"layer={row}" in mobilenet.page.url  # deep link to the selection
-    page.screenshot(path=str(tmp_path / "layers.png"))
+    page.screenshot(path=str(screenshot_path(tmp_path, "layers.png")))
     assert mobilenet.errors == []
 
 
@@ -333,7 +343,7 @@ def test_comparison_report(browser, engines, tmp_path):
         page.select_option("#engine-select", "0")
         report.tab("overview")
         assert page.text_content("#engine-name") == plans[0].name
-        page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
+        page.screenshot(path=str(screenshot_path(tmp_path, "compare.png")), full_page=True)
         assert report.errors == [] and report.offline()
     finally:
         report.close()
@@ -401,7 +411,7 @@ def test_hostile_names_run_no_script(browser, engines, tmp_path, csp):
             [...e.attributes].some(a => a.name.startsWith('on'))).length""") == 0
         assert report.js("document.querySelectorAll('img, iframe, object, embed, b, a[href]').length") == 0
         assert report.errors == [] and report.offline()
-        page.screenshot(path=str(tmp_path / "hostile.png"))
+        page.screenshot(path=str(screenshot_path(tmp_path, f"hostile-{csp}.png")))
     finally:
         report.close()
 
@@ -446,7 +456,7 @@ def test_unknown_figures_are_dashes_not_zeros(browser, engines, tmp_path):
         errors = report.js("""() => [...document.querySelectorAll('#tab-overview .error-box')]
             .map(e => e.textContent)""")
         assert "Not available: no per-layer profile (--exportProfile) was given" in errors
-        report.page.screenshot(path=str(tmp_path / "unprofiled-overview.png"))
+        report.page.screenshot(path=str(screenshot_path(tmp_path, "unprofiled-overview.png")))
         assert report.errors == []
     finally:
         report.close()
