@@ -63,7 +63,7 @@ def option_names(action: argparse.Action) -> list[str]:
 
 
 def _value(action: argparse.Action) -> str:
-    if action.option_strings and action.nargs == 0:
+    if not action.option_strings or action.nargs == 0:  # a positional is its own value
         return ""
     if action.choices:
         return "{" + ",".join(map(str, action.choices)) + "}"
