@@ -226,7 +226,7 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 def test_pictures_exist_and_stay_small():
     readme = (ROOT / "README.md").read_text()
-    linked = re.findall(r"\]\((docs/images/[\w./-]+\.png)\)", readme)
+    linked = re.findall(r"src=\"(docs/images/[\w./-]+\.png)\"", readme)
     assert len(linked) >= 4, linked
     gallery = (DOCS / "gallery.md").read_text()
     in_gallery = re.findall(r"\]\((images/[\w./-]+\.png)\)", gallery)
