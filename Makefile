@@ -19,7 +19,7 @@ demo: setup  ## summary, reformat linters and two HTML reports of NVIDIA's ResNe
 	$(BIN)/python examples/demo.py
 
 test: setup  ## ruff, the whole test suite, the docs site, the package check, then the suite on pandas 2
-	$(BIN)/ruff check src tests bench examples notebooks/*.py .ci
+	$(BIN)/ruff check src tests bench examples notebooks/*.py .ci scripts docs/hooks
 	$(BIN)/mypy
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory typecheck-js; \
 	else echo "npm not found: the report page's script is not type-checked"; fi
@@ -49,7 +49,7 @@ notebooks: setup  ## every notebook 10 times in a row with a stock `jupyter nbco
 	$(BIN)/python notebooks/run_all.py --repeat 10
 
 lint: setup
-	$(BIN)/ruff check src tests bench examples notebooks/*.py .ci
+	$(BIN)/ruff check src tests bench examples notebooks/*.py .ci scripts docs/hooks
 	$(BIN)/mypy
 
 # The HTML report's script (src/trex/html_report/assets/js) checked by TypeScript (pinned in
