@@ -65,7 +65,7 @@ typecheck-js: node_modules/.bin/tsc
 # The documentation site (mkdocs-material, mkdocstrings) into site/, warnings as errors; the CLI
 # reference is generated from trex's argparse parsers while it builds (docs/hooks/cli_reference.py).
 docs: setup  ## the documentation site in site/ (open site/index.html)
-	$(BIN)/mkdocs build --strict --quiet --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 	@echo "docs: site/index.html"
 
 # The README's and the gallery's pictures from the example engines (headless Chromium, Graphviz).
