@@ -164,9 +164,10 @@ def test_colours_by_type_and_precision(engines):
                      layer_colormap["Reformat"]: 1, layer_colormap["Pooling"]: 1}
     by_precision = DotGraph(plan, layer_precision_formatter)
     fills = collections.Counter(n.attrs["fillcolor"] for n in by_precision.nodes if n.kind == "layer")
-    assert fills == {NVDA_GREEN: 53, "orange": 15, "red": 4}  # INT8, FP16, FP32 (README figures)
+    fp32 = precision_colormap["FP32"]
+    assert fills == {NVDA_GREEN: 53, "orange": 15, fp32: 4}  # INT8, FP16, FP32 (README figures)
     edge_colors = collections.Counter(e.attrs["color"] for e in by_precision.edges)
-    assert edge_colors == {NVDA_GREEN: 53, "orange": 23, "red": 7}
+    assert edge_colors == {NVDA_GREEN: 53, "orange": 23, fp32: 7}
     users = [n for n in by_type.nodes if n.kind == "region"]
     assert all(n.attrs["fillcolor"] == "gray" and n.attrs["shape"] == "rectangle" for n in users)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..graph.colors import colors_for, layer_colormap, precision_colormap
+from ..graph.colors import colors_for, engine_color, layer_colormap, precision_colormap
 from ..model.facts import engine_facts
 from ..model.plan import EnginePlan
 from ..safety import escape_figure, plotly_text
@@ -56,8 +56,9 @@ def _stacked(title: str, names: list[str], series: list[pd.Series], colors: dict
 def _side_by_side(title: str, names: list[str], series: list[pd.Series], xaxis: str) -> Any:
     go, _ = _plotly()
     fig = go.Figure()
-    for name, s in zip(names, series):
-        fig.add_trace(go.Bar(name=name, x=s.to_numpy(), y=list(s.index), orientation="h"))
+    for k, (name, s) in enumerate(zip(names, series)):
+        fig.add_trace(go.Bar(name=name, x=s.to_numpy(), y=list(s.index), orientation="h",
+                             marker_color=engine_color(k)))
     fig.update_layout(barmode="group", title=plotly_text(title), xaxis_title=plotly_text(xaxis),
                       legend_title_text="Engine")
     return escape_figure(fig)
@@ -100,6 +101,9 @@ def compare_engines_overview(plans: Sequence[EnginePlan], names: Sequence[str] |
                                  name="Real latency (median)",
                                  marker={"size": 12, "color": "#DE3163"}), secondary_y=False)
         fig.update_yaxes(title_text="Throughput (inferences / sec)", secondary_y=True)
+        # the right-hand axis holds throughput: the legend goes below the plot, not over that axis
+        fig.update_layout(legend={"orientation": "h", "x": 0, "xanchor": "left", "y": -0.2,
+                                  "yanchor": "top"})
         figs[title] = escape_figure(fig)
     else:
         figs[title] = _stacked(title, names, by_type, types, "Latency (ms)")
@@ -123,7 +127,8 @@ def compare_engines_overview(plans: Sequence[EnginePlan], names: Sequence[str] |
         "Precision latency", names,
         [_sums(p, "precision", "latency.pct_time") for p in plans], precisions)
     if have_throughput:
-        fig = go.Figure(go.Bar(x=throughput, y=names, orientation="h"))
+        fig = go.Figure(go.Bar(x=throughput, y=names, orientation="h",
+                               marker_color=[engine_color(k) for k in range(len(names))]))
         fig.update_layout(title="Throughput", xaxis_title="Throughput (inferences / sec)",
                           yaxis_title="Engine")
         figs["Throughput"] = escape_figure(fig)
@@ -138,8 +143,9 @@ def aligned_latencies_figure(plans: Sequence[EnginePlan], names: Sequence[str] |
     names = list(names) if names is not None else get_plans_names(plans)
     df = compare_layers(plans, names, exact_matching)
     fig = go.Figure()
-    for name in names:
+    for k, name in enumerate(names):
         fig.add_trace(go.Bar(name=name, x=list(range(len(df))), y=df[f"{name} ms"].fillna(0.0),
+                             marker_color=engine_color(k),
                              customdata=df[[f"{name} name", "type", "match"]].to_numpy(),
                              hovertemplate="%{customdata[0]}<br>%{customdata[1]} (%{customdata[2]})"
                                            "<br>%{y:.4f} ms<extra></extra>"))
@@ -170,8 +176,9 @@ def compare_engines_layer_latencies(plan1: EnginePlan, plan2: EnginePlan, thresh
                               else choice)
     n1, n2 = df.columns[12], df.columns[13]
     fig = go.Figure()
-    for name, tbl in ((n1, df1), (n2, df2)):
+    for k, (name, tbl) in enumerate(((n1, df1), (n2, df2))):
         fig.add_trace(go.Bar(name=name, x=tbl["id"], y=tbl["latency.avg_time"],
+                             marker_color=engine_color(k),
                              customdata=tbl[["name", "type"]].to_numpy(),
                              hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>%{y:.4f} ms"
                                            "<extra></extra>"))

@@ -1,17 +1,26 @@
-"""Colour tables: per precision, per layer type, per CUDA stream and a latency heat-map scale."""
+"""Colour tables: per precision, per layer type, per CUDA stream, per engine and a latency heat-map
+scale; the colour of a key any view shows (:func:`key_color`), and the colour arithmetic that keeps
+text readable and the tables distinct (WCAG contrast, CIE76 colour difference)."""
 
 from __future__ import annotations
 
+import re
+import zlib
 from collections import defaultdict
 from collections.abc import Iterable
 
 NVDA_GREEN = "#76b900"
 UNKNOWN_KEY_COLOR = "gray"
+# Keys that mean "not known": drawn in UNKNOWN_KEY_COLOR in every view.
+UNKNOWN_KEYS = frozenset({"", "None", "Unknown", "nan"})
 
-# One colour per tensor/layer precision (TREx's five plus every other TensorRT data type).
+# One colour per tensor/layer precision (TREx's five plus every other TensorRT data type). FP32 is
+# a slightly deeper red than TREx's "red": white text on it reads at 4.6:1 (the report draws white;
+# black on pure red read poorly) and black still reaches 4.5:1 (Graphviz draws black text).
+# Families share a colour or a shade on purpose: INT4/UINT4; the integer index types are grays.
 precision_colormap: defaultdict[str | None, str] = defaultdict(lambda: UNKNOWN_KEY_COLOR, {
     "INT8": NVDA_GREEN,
-    "FP32": "red",
+    "FP32": "#E51C20",  # red
     "FP16": "orange",
     "INT32": "lightgray",
     "FP8": "deepskyblue",
@@ -29,22 +38,27 @@ precision_colormap: defaultdict[str | None, str] = defaultdict(lambda: UNKNOWN_K
     "FP64": "darkred",
     "Bool": "plum",
 })
+# Precisions that share a colour or a near shade on purpose (tests allow these pairs).
+PRECISION_FAMILIES = (frozenset({"INT4", "UINT4"}),
+                      frozenset({"INT32", "INT64", "INT16", "UINT16", "UINT32", "UINT64"}))
 
-# One colour per layer type (TREx's table, extended to the types of TensorRT 10 and 11).
+# One colour per layer type (TREx's table, extended to the types of TensorRT 10 and 11). No two
+# types are closer than CIE76 delta E 10, except the families below, which are one operation
+# under two names.
 layer_colormap: defaultdict[str, str] = defaultdict(lambda: UNKNOWN_KEY_COLOR, {
     "Convolution": "#4682B4",  # SteelBlue
     "Deconvolution": "#7B68EE",  # MediumSlateBlue
     "ConvActPool": "#6495ED",  # CornflowerBlue
     "MatrixMultiply": "#1E90FF",  # DodgerBlue
-    "gemm": "#1E90FF",
-    "Einsum": "#1E90FF",
+    "gemm": "#1E90FF",  # Myelin's matrix multiply
+    "Einsum": "#000080",  # Navy
     "Reformat": "#00FFFF",  # Cyan
     "Shuffle": "#BC8F8F",  # RosyBrown
     "Slice": "#FFA500",  # Orange
     "Concatenation": "#F4A460",  # SandyBrown
     "Gather": "#D2B48C",  # Tan
-    "Scatter": "#D2B48C",
-    "Resize": "#DEB887",  # BurlyWood
+    "Scatter": "#A0522D",  # Sienna
+    "Resize": "#CD853F",  # Peru
     "Padding": "#FFDEAD",  # NavajoWhite
     "Scale": "#8FBC8B",  # DarkSeaGreen
     "Quantize": "#6B8E23",  # OliveDrab
@@ -53,9 +67,9 @@ layer_colormap: defaultdict[str, str] = defaultdict(lambda: UNKNOWN_KEY_COLOR, {
     "PluginV2": "#C71585",  # MediumVioletRed
     "PluginV3": "#C71585",
     "PointWise": "#9ACD32",  # YellowGreen
-    "ElementWise": "#9ACD32",
-    "Activation": "#9ACD32",
-    "Unary": "#9ACD32",
+    "ElementWise": "#FFD700",  # Gold
+    "Activation": "#ADFF2F",  # GreenYellow
+    "Unary": "#BDB76B",  # DarkKhaki
     "Cast": "#E0FFFF",  # LightCyan
     "Reduce": "#90EE90",  # LightGreen
     "Normalization": "#66CDAA",  # MediumAquamarine
@@ -63,16 +77,19 @@ layer_colormap: defaultdict[str, str] = defaultdict(lambda: UNKNOWN_KEY_COLOR, {
     "TopK": "#DDA0DD",  # Plum
     "Myelin": "#B39C4D",  # Satin Sheen Gold
     "DLA": "#8B008B",  # DarkMagenta: a subgraph on the Deep Learning Accelerator
-    "DLACopy": "#DDA0DD",  # Plum: copies to and from the DLA's memory (where DLA time lands)
-    "DLASync": "#F5F5DC",  # Beige
-    "kgen": "#B39C4D",
+    "DLACopy": "#FF69B4",  # HotPink: copies to and from the DLA's memory (where DLA time lands)
+    "DLASync": "#FFE4E1",  # MistyRose
+    "kgen": "#B39C4D",  # Myelin's generated kernels
     "shape_call": "#D3D3D3",  # LightGray
-    "NonZero": "#98FB98",  # PaleGreen
+    "NonZero": "#F0E68C",  # Khaki
     "TrainStation": "#FFA07A",  # LightSalmon
     "Constant": "#F5F5DC",  # Beige
-    "signal": "#FFFACD",  # LemonChiffon
+    "signal": "#FFFACD",  # LemonChiffon: the two halves of a cross-stream event
     "wait": "#FFFACD",
 })
+LAYER_FAMILIES = (frozenset({"MatrixMultiply", "gemm"}), frozenset({"Myelin", "kgen"}),
+                  frozenset({"PluginV2", "PluginV3"}), frozenset({"Quantize", "Dequantize"}),
+                  frozenset({"signal", "wait"}))
 
 # Border colours of layers on auxiliary CUDA streams (StreamId 1, 2, ...); stream 0 keeps its own.
 stream_palette = ("#a11350", "#4064ec", "#e46d00", "#8f1a8e", "#008619", "#ef393d", "#7e4401",
@@ -84,23 +101,39 @@ latency_palette = ("#ffffcc", "#ffeda0", "#fed976", "#feb24c", "#fd8d3c", "#fc4e
 NO_LATENCY_COLOR = "#E5E7E9"
 
 
-# Colours for keys no table names (an unusual layer type), handed out in sorted order.
-extra_palette = ("#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#aec7e8", "#ffbb78",
-                 "#98df8a", "#ff9896", "#c5b0d5")
+# Colours for keys no table names (a layer type of a newer TensorRT): each key always gets the same
+# one (a hash of its name), so a type has one colour in every figure and engine of a report.
+extra_palette = ("#8c564b", "#e377c2", "#17becf", "#bcbd22", "#637939", "#aec7e8", "#843c39",
+                 "#393b79", "#ff9896", "#c5b0d5")
+
+# Engines in comparison figures: none of them a precision's colour (an engine named "fp32" is not
+# drawn in FP16's orange).
+engine_palette = ("#3b5ba9", "#8f1a8e", "#00838f", "#5f6b77", "#b5179e", "#6d4c41", "#7986cb",
+                  "#004d40")
+
+
+def key_color(key: object, colormap: dict[str | None, str] | dict[str, str]) -> str:
+    """The colour of a type or precision ``key`` in every view: the table's, gray for a missing
+    value, else a fixed colour of ``extra_palette`` chosen by the key's name."""
+    if key is None:
+        return UNKNOWN_KEY_COLOR
+    name = str(key)
+    if name in colormap:
+        return colormap[name]
+    if name in UNKNOWN_KEYS:
+        return UNKNOWN_KEY_COLOR
+    return extra_palette[zlib.crc32(name.encode("utf-8", "replace")) % len(extra_palette)]
 
 
 def colors_for(keys: Iterable[str], colormap: dict[str | None, str] | dict[str, str]
                ) -> dict[str, str]:
-    """A colour per key: the table's colour when it has one, else one of ``extra_palette``."""
-    out: dict[str, str] = {}
-    extra = 0
-    for key in sorted(set(keys)):
-        if key in colormap:
-            out[key] = colormap[key]
-        else:
-            out[key] = extra_palette[extra % len(extra_palette)]
-            extra += 1
-    return out
+    """A colour per key, as :func:`key_color` gives it."""
+    return {key: key_color(key, colormap) for key in sorted(set(keys), key=str)}
+
+
+def engine_color(index: int) -> str:
+    """The colour of the ``index``-th engine of a comparison."""
+    return engine_palette[index % len(engine_palette)]
 
 
 def stream_color(stream_id: int) -> str | None:
@@ -119,9 +152,108 @@ def latency_color(latency: float | None, max_latency: float) -> str:
 
 
 def text_color(fill: str | None) -> str:
-    """Black or white text, whichever reads better on ``fill``."""
-    return "white" if fill in _DARK_FILLS else "black"
+    """Black or white text, whichever has the higher WCAG contrast ratio on ``fill`` (a hex or CSS
+    colour name; black when the colour is not understood).
+
+    Black and white cannot both fall below 4.5:1: the better of the two is at least 4.58:1."""
+    if rgb(fill) is None:
+        return "black"
+    return "black" if contrast_ratio(fill, "black") >= contrast_ratio(fill, "white") else "white"
 
 
-_DARK_FILLS = {"#800026", "#bd0026", "#e31a1c", "#1E3A8A", "darkred", "#4682B4", "#7B68EE",
-               "#C71585", "#6B8E23", "#2E8B57"}
+# ------------------------------------------------------------------ colour arithmetic
+# CSS named colours (CSS Color 4; Graphviz's X11 names agree except the grays' shades).
+_CSS_NAMES = (
+    "aliceblue:f0f8ff antiquewhite:faebd7 aqua:00ffff aquamarine:7fffd4 azure:f0ffff beige:f5f5dc "
+    "bisque:ffe4c4 black:000000 blanchedalmond:ffebcd blue:0000ff blueviolet:8a2be2 brown:a52a2a "
+    "burlywood:deb887 cadetblue:5f9ea0 chartreuse:7fff00 chocolate:d2691e coral:ff7f50 "
+    "cornflowerblue:6495ed cornsilk:fff8dc crimson:dc143c cyan:00ffff darkblue:00008b "
+    "darkcyan:008b8b darkgoldenrod:b8860b darkgray:a9a9a9 darkgreen:006400 darkgrey:a9a9a9 "
+    "darkkhaki:bdb76b darkmagenta:8b008b darkolivegreen:556b2f darkorange:ff8c00 darkorchid:9932cc "
+    "darkred:8b0000 darksalmon:e9967a darkseagreen:8fbc8f darkslateblue:483d8b darkslategray:2f4f4f "
+    "darkslategrey:2f4f4f darkturquoise:00ced1 darkviolet:9400d3 deeppink:ff1493 deepskyblue:00bfff "
+    "dimgray:696969 dimgrey:696969 dodgerblue:1e90ff firebrick:b22222 floralwhite:fffaf0 "
+    "forestgreen:228b22 fuchsia:ff00ff gainsboro:dcdcdc ghostwhite:f8f8ff gold:ffd700 "
+    "goldenrod:daa520 gray:808080 green:008000 greenyellow:adff2f grey:808080 honeydew:f0fff0 "
+    "hotpink:ff69b4 indianred:cd5c5c indigo:4b0082 ivory:fffff0 khaki:f0e68c lavender:e6e6fa "
+    "lavenderblush:fff0f5 lawngreen:7cfc00 lemonchiffon:fffacd lightblue:add8e6 lightcoral:f08080 "
+    "lightcyan:e0ffff lightgoldenrodyellow:fafad2 lightgray:d3d3d3 lightgreen:90ee90 "
+    "lightgrey:d3d3d3 lightpink:ffb6c1 lightsalmon:ffa07a lightseagreen:20b2aa lightskyblue:87cefa "
+    "lightslategray:778899 lightslategrey:778899 lightsteelblue:b0c4de lightyellow:ffffe0 "
+    "lime:00ff00 limegreen:32cd32 linen:faf0e6 magenta:ff00ff maroon:800000 mediumaquamarine:66cdaa "
+    "mediumblue:0000cd mediumorchid:ba55d3 mediumpurple:9370db mediumseagreen:3cb371 "
+    "mediumslateblue:7b68ee mediumspringgreen:00fa9a mediumturquoise:48d1cc mediumvioletred:c71585 "
+    "midnightblue:191970 mintcream:f5fffa mistyrose:ffe4e1 moccasin:ffe4b5 navajowhite:ffdead "
+    "navy:000080 oldlace:fdf5e6 olive:808000 olivedrab:6b8e23 orange:ffa500 orangered:ff4500 "
+    "orchid:da70d6 palegoldenrod:eee8aa palegreen:98fb98 paleturquoise:afeeee palevioletred:db7093 "
+    "papayawhip:ffefd5 peachpuff:ffdab9 peru:cd853f pink:ffc0cb plum:dda0dd powderblue:b0e0e6 "
+    "purple:800080 rebeccapurple:663399 red:ff0000 rosybrown:bc8f8f royalblue:4169e1 "
+    "saddlebrown:8b4513 salmon:fa8072 sandybrown:f4a460 seagreen:2e8b57 seashell:fff5ee "
+    "sienna:a0522d silver:c0c0c0 skyblue:87ceeb slateblue:6a5acd slategray:708090 slategrey:708090 "
+    "snow:fffafa springgreen:00ff7f steelblue:4682b4 tan:d2b48c teal:008080 thistle:d8bfd8 "
+    "tomato:ff6347 turquoise:40e0d0 violet:ee82ee wheat:f5deb3 white:ffffff whitesmoke:f5f5f5 "
+    "yellow:ffff00 yellowgreen:9acd32 "
+)
+CSS_COLORS: dict[str, str] = dict(item.split(":") for item in _CSS_NAMES.split())
+_HEX = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+
+
+def rgb(color: str | None) -> tuple[int, int, int] | None:
+    """``(r, g, b)`` of a ``#rgb``/``#rrggbb`` colour (alpha ignored) or a CSS colour name, else None."""
+    if not isinstance(color, str):
+        return None
+    text = color.strip()
+    match = _HEX.fullmatch(text)
+    if match is None:
+        name = CSS_COLORS.get(text.lower())
+        if name is None:
+            return None
+        digits = name
+    else:
+        digits = match.group(1)
+        if len(digits) <= 4:
+            digits = "".join(c * 2 for c in digits)
+    return int(digits[0:2], 16), int(digits[2:4], 16), int(digits[4:6], 16)
+
+
+def _linear(channel: int) -> float:
+    c = channel / 255
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def relative_luminance(color: str) -> float:
+    """WCAG 2 relative luminance of ``color`` (0 black .. 1 white)."""
+    values = rgb(color)
+    if values is None:
+        raise ValueError(f"not a colour: {color!r}")
+    r, g, b = (_linear(c) for c in values)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two colours (1 .. 21; 4.5 is the minimum for normal text)."""
+    la, lb = relative_luminance(a), relative_luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def lab(color: str) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65 white) of ``color``."""
+    values = rgb(color)
+    if values is None:
+        raise ValueError(f"not a colour: {color!r}")
+    r, g, b = (_linear(c) for c in values)
+    xyz = (0.4124 * r + 0.3576 * g + 0.1805 * b,
+           0.2126 * r + 0.7152 * g + 0.0722 * b,
+           0.0193 * r + 0.1192 * g + 0.9505 * b)
+    white = (0.95047, 1.0, 1.08883)
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29
+
+    fx, fy, fz = (f(v / w) for v, w in zip(xyz, white))
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def delta_e(a: str, b: str) -> float:
+    """CIE76 colour difference (about 2.3: just noticeable; below 10: easily confused side by side)."""
+    return sum((x - y) ** 2 for x, y in zip(lab(a), lab(b))) ** 0.5

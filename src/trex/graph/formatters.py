@@ -15,6 +15,7 @@ from ..model.protocol import PlanLike
 from ..model.tensors import Activation
 from .colors import (
     UNKNOWN_KEY_COLOR,
+    key_color,
     latency_color,
     layer_colormap,
     precision_colormap,
@@ -75,7 +76,7 @@ def layer_type_color(layer: Layer) -> str:
     if reformat_is_qdq(layer):
         return layer_colormap["Quantize"]
     key = layer.type if isinstance(layer.type, str) else str(layer.type)  # a corrupt file: a list
-    return layer_colormap.get(key, UNKNOWN_KEY_COLOR)
+    return key_color(key, layer_colormap)
 
 
 def layer_type_formatter(layer: Layer) -> dict[str, str]:
@@ -87,7 +88,7 @@ def layer_type_formatter(layer: Layer) -> dict[str, str]:
 def layer_precision_formatter(layer: Layer) -> dict[str, str]:
     """Format DOT nodes by layer precision (of the first input)."""
     key = layer.precision if isinstance(layer.precision, str) else str(layer.precision)
-    fill = precision_colormap.get(key, UNKNOWN_KEY_COLOR)
+    fill = key_color(key, precision_colormap)
     return {"shape": "Mrecord", "style": "filled", "tooltip": layer_tooltip(layer),
             "fillcolor": fill, "color": "lightgray", "fontname": "Helvetica"}
 

@@ -18,6 +18,8 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..model.plan import EnginePlan
 from ..safety import escape_figure
 
@@ -54,12 +56,19 @@ def figure_json(fig: Any) -> dict[str, Any]:
     return data
 
 
-def _collect(builders: Sequence[tuple[str, str, Callable[[], Any]]]) -> dict[str, Any]:
-    """``{key: {"title", "figure"}}``; a figure that fails is reported as ``{"title", "error"}``."""
+NO_PROFILE = "No per-layer profile: no latencies (trtexec --exportProfile)."
+
+
+def _collect(builders: Sequence[tuple[str, str, Callable[[], Any] | str]]) -> dict[str, Any]:
+    """``{key: {"title", "figure"}}``; a figure that fails is reported as ``{"title", "error"}``,
+    one without data (a builder given as text: why) as ``{"title", "none"}``."""
     out: dict[str, Any] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for key, title, build in builders:
+            if isinstance(build, str):
+                out[key] = {"title": title, "none": build}
+                continue
             try:
                 out[key] = {"title": title, "figure": figure_json(build())}
             except ImportError:
@@ -69,22 +78,46 @@ def _collect(builders: Sequence[tuple[str, str, Callable[[], Any]]]) -> dict[str
     return out
 
 
+def report_colors(plans: Sequence[EnginePlan]) -> dict[str, Any]:
+    """The page's colours: the same as the figures' (:func:`trex.graph.colors.key_color`) for every
+    layer type and precision of the engines, the latency scale and one colour per engine."""
+    from ..graph import colors
+    from ..graph.svg import svg_color
+
+    types = {str(t) for plan in plans for t in plan.df["type"].tolist()}
+    precisions = {str(p) for plan in plans for column in ("precision", "output_precision")
+                  for p in plan.df[column].fillna("None").tolist()}
+    return {
+        "type": {k: svg_color(colors.key_color(k, colors.layer_colormap))
+                 for k in sorted(types | set(colors.layer_colormap))},
+        "precision": {k: svg_color(colors.key_color(k, colors.precision_colormap))
+                      for k in sorted(precisions | {str(k) for k in colors.precision_colormap})},
+        "latency": [svg_color(c) for c in colors.latency_palette],
+        "none": svg_color(colors.NO_LATENCY_COLOR),
+        "unknown": svg_color(colors.UNKNOWN_KEY_COLOR),
+        "engines": [svg_color(colors.engine_color(k)) for k in range(len(plans))],
+    }
+
+
 def engine_figures(plan: EnginePlan) -> dict[str, Any]:
     """Per-type, per-precision, distribution and timing figures of one engine."""
     from .. import report
 
     perf = report.perf_overview_builders(plan)
     memory = report.memory_footprint_builders(plan)
-    builders: list[tuple[str, str, Callable[[], Any]]] = [
+    latencies = plan.df["latency.avg_time"].to_numpy(dtype="float64")
+    profiled = bool(((latencies > 0) & np.isfinite(latencies)).any())
+    builders: list[tuple[str, str, Callable[[], Any] | str]] = [
         ("latency_by_type", "Latency per layer type (ms)",
-         lambda: perf["Latency per layer type (ms)"](title=None)),
+         (lambda: perf["Latency per layer type (ms)"](title=None)) if profiled else NO_PROFILE),
         ("count_by_type", "Layers per type", lambda: perf["Count per layer type"](title=None)),
-        ("precision_rollup", "Layers and latency by precision",
-         lambda: perf["Precision rollup"](title=None)),
+        ("precision_rollup", "Layers and latency by precision" if profiled else "Layers by precision",
+         (lambda: perf["Precision rollup"](title=None)) if profiled else
+         lambda: _precision_counts(plan)),
         ("precision_per_type", "Precision per layer type",
          lambda: report.precision_per_type_sunburst(plan.df)),
         ("latency_distribution", "Layer latency distribution",
-         lambda: perf["Layer latency distribution"](title=None)),
+         (lambda: perf["Layer latency distribution"](title=None)) if profiled else NO_PROFILE),
     ]
     for key, title in (("weights_distribution", "Weights footprint distribution per layer"),
                        ("activations_distribution", "Activations footprint distribution per layer"),
@@ -106,6 +139,16 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
         if key in figures:
             figures[key] = {"title": figures[key]["title"], "error": why}
     return figures
+
+
+def _precision_counts(plan: EnginePlan) -> Any:
+    """The count half of the precision rollup (an engine without latencies has no other half)."""
+    from ..graph.colors import precision_colormap
+    from ..report.frames import group_count
+    from ..report.plotting import plotly_pie2
+
+    return plotly_pie2(None, [(group_count(plan.df, "precision"), "Layer count by precision",
+                               "count", "precision")], colormap=precision_colormap)
 
 
 def comparison_figures(plans: Sequence[EnginePlan], names: Sequence[str]) -> dict[str, Any]:

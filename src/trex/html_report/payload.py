@@ -28,6 +28,7 @@ from ..model.facts import engine_facts
 from ..model.plan import EnginePlan
 from .columns import coded, coded_lists
 from .details import FINDING_COLUMNS, Findings, LayerDetails
+from .figures import report_colors
 
 SCHEMA_VERSION = 2
 Progress = Callable[[str], None]  # told each step of a long report (``trex report`` shows them)
@@ -301,7 +302,7 @@ def report_payload(plans: Sequence[EnginePlan], labels: Sequence[str] | None = N
         "engines": engines,
         "comparison": comparison_payload(plans, labels, exact_matching, figures, progress)
         if len(plans) > 1 else None,
-        "colors": _colors(),
+        "colors": report_colors(plans),
     }
     return payload, details
 
@@ -311,22 +312,3 @@ def _default_labels(plans: Sequence[EnginePlan]) -> list[str]:
     if len(set(names)) == len(names):
         return names
     return [f"{name}#{i + 1}" for i, name in enumerate(names)]
-
-
-def _colors() -> dict[str, Any]:
-    from ..graph.colors import (
-        NO_LATENCY_COLOR,
-        UNKNOWN_KEY_COLOR,
-        latency_palette,
-        layer_colormap,
-        precision_colormap,
-    )
-    from ..graph.svg import svg_color
-
-    return {
-        "type": {k: svg_color(v) for k, v in layer_colormap.items()},
-        "precision": {str(k): svg_color(v) for k, v in precision_colormap.items()},
-        "latency": [svg_color(c) for c in latency_palette],
-        "none": svg_color(NO_LATENCY_COLOR),
-        "unknown": svg_color(UNKNOWN_KEY_COLOR),
-    }

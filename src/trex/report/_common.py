@@ -93,10 +93,15 @@ def precision_colormap() -> defaultdict:
 
 
 def category_colors(keys: list[Any], colormap: dict | None = None) -> dict[Any, str]:
-    """A colour for each key: from ``colormap`` where it knows the key, else TREx's palette in turn."""
+    """A colour for each key: trex's type and precision tables give every view's colour
+    (:func:`trex.graph.colors.key_color`); another ``colormap`` gives its colour where it knows the
+    key, else TREx's palette in turn."""
     out: dict[Any, str] = {}
     free = iter(DEFAULT_PALETTE * (len(keys) // len(DEFAULT_PALETTE) + 1))
     for key in keys:
+        if colormap is colors.layer_colormap or colormap is colors.precision_colormap:
+            out[key] = colors.key_color(key, colormap)
+            continue
         known = colormap is not None and (key in colormap or not isinstance(colormap, defaultdict))
         out[key] = colormap.get(key, UNKNOWN_KEY_COLOR) if known else next(free)
     return out

@@ -12,15 +12,32 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..graph.colors import key_color
 from ..safety import escape_figure, plotly_text
 from ._common import Builder, Source, build_all, frame, label, layer_colormap, plotly, precision_colormap
 from .frames import group_count, group_sum_attr, hashable
-from .plotting import plotly_bar2, plotly_hist, plotly_pie2
+from .plotting import MIN_TEXT_SIZE, plotly_bar2, plotly_hist, plotly_pie2
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
     from ..model.plan import EnginePlan
+
+
+MIN_LABEL_SHARE = 0.02  # sunburst sectors narrower than this share of the circle show no text
+
+
+def sector_text(values: list[float] | np.ndarray, total: float) -> list[str]:
+    """Per sunburst sector: its label where the sector is at least ``MIN_LABEL_SHARE`` of the
+    circle, else nothing (a tiny sector's text was unreadable; the hover still names it)."""
+    total = float(total)
+    return ["%{label}" if total > 0 and float(v) / total >= MIN_LABEL_SHARE else ""
+            for v in values]
+
+
+def _sunburst_text_layout(fig: go.Figure) -> None:
+    # text that would need a smaller font than MIN_TEXT_SIZE is hidden rather than shrunk
+    fig.update_layout(uniformtext={"minsize": MIN_TEXT_SIZE, "mode": "hide"})
 
 
 def latency_by_type(df: pd.DataFrame) -> pd.DataFrame:
@@ -120,14 +137,18 @@ def layer_latency_sunburst(source: Source, title: str = "Layer latencies (ms)",
     labels = [root] + type_order + list(names)
     parents = [""] + [root] * len(type_order) + [f"type/{t}" for t in types]
     sizes = [total] + [type_sum[t] for t in type_order] + list(values)
-    fill = (["white"] + [colors[t] for t in type_order] + [colors[t] for t in types])
+    fill = (["white"] + [key_color(t, colors) for t in type_order]
+            + [key_color(t, colors) for t in types])
     unit = "%" if value_col == "latency.pct_time" else " ms"
     fig = go.Figure(go.Sunburst(ids=ids, labels=labels, parents=parents, values=sizes,
                                 branchvalues="total", marker={"colors": fill},
+                                leaf={"opacity": 1}, texttemplate=sector_text(sizes, total),
+                                insidetextorientation="auto",
                                 hovertemplate=f"%{{label}}<br>%{{value:.4f}}{unit}"
                                               "<br>%{percentRoot:.1%} of the total<extra></extra>"))
     fig.update_layout(title={"text": plotly_text(title), "x": 0.5},
                       margin={"t": 50, "l": 0, "r": 0, "b": 0})
+    _sunburst_text_layout(fig)
     return escape_figure(fig)
 
 
@@ -144,14 +165,20 @@ def precision_per_type_sunburst(plan: Source, title: str = "Precision per layer 
     labels = list(type_counts.index) + [p for _, p in counts.index]
     parents = [""] * len(type_counts) + [f"type/{t}" for t, _ in counts.index]
     values = list(type_counts.to_numpy()) + list(counts.to_numpy())
-    fill = ["white"] * len(type_counts) + [colors[p] for _, p in counts.index]
+    fill = ["white"] * len(type_counts) + [key_color(p, colors) for _, p in counts.index]
     fig = go.Figure(go.Sunburst(ids=ids, labels=labels, parents=parents,
                                 values=np.asarray(values, dtype="int64"), branchvalues="total",
-                                marker={"colors": fill},
-                                hovertemplate="%{label}: %{value} layers<extra></extra>"))
+                                marker={"colors": fill, "line": {"color": "#888", "width": 1}},
+                                leaf={"opacity": 1}, texttemplate=sector_text(values, len(df)),
+                                insidetextorientation="auto",
+                                customdata=[""] * len(type_counts) + [f"{t}: " for t, _ in
+                                                                      counts.index],
+                                hovertemplate="%{customdata}%{label}, %{value} layers"
+                                              "<extra></extra>"))
     name = getattr(plan, "name", "")
     text = plotly_text(title)
     if name:
         text = f"{text}<br>({plotly_text(str(name))})"
     fig.update_layout(title={"text": text, "x": 0.5})
+    _sunburst_text_layout(fig)
     return escape_figure(fig)

@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 MAX_TEXT_BARS = 60  # above this many bars, values go to the hover text only
+# Legends right of the plot area, never over the bars (TREx put them inside, over the longest bar).
+OUTSIDE_LEGEND = {"x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
+# Text on pie and sunburst sectors: hidden where it would be smaller than this (the hover keeps it).
+MIN_TEXT_SIZE = 10
 
 
 def category_text(value: Any) -> str:
@@ -63,7 +67,7 @@ def create_layout(title: str | None, size: tuple = (None, None), x_title: str | 
         yaxis={"showticklabels": show_axis_ticks[1], "title": {"text": plotly_text(y_title)},
                "gridcolor": GRID_COLOR if orientation == "v" else None},
         plot_bgcolor="rgba(0,0,0,0)",
-        legend={"yanchor": "top", "y": 0.99, "xanchor": "right", "x": 0.99},
+        legend=dict(OUTSIDE_LEGEND),
     )
 
 
@@ -179,7 +183,8 @@ def plotly_pie(df: pd.DataFrame, title: str, values: str, names: str,
                            marker={"colors": [palette[k] for k in labels],
                                    "line": {"color": NVDA_GREEN, "width": 1}},
                            hoverinfo="label+percent+value", textinfo="value"))
-    fig.update_layout(title={"text": plotly_text(title), "x": 0.5})
+    fig.update_layout(title={"text": plotly_text(title), "x": 0.5},
+                      uniformtext={"minsize": MIN_TEXT_SIZE, "mode": "hide"})
     return escape_figure(fig)
 
 
@@ -201,7 +206,8 @@ def plotly_pie2(title: str, charts: Sequence[tuple[pd.DataFrame, str, str, str]]
                                      "line": {"color": NVDA_GREEN, "width": 1}},
                              hoverinfo="label+percent+value"),
                       row=i // n_cols + 1, col=i % n_cols + 1)
-    fig.update_layout(title={"text": plotly_text(title), "x": 0.5})
+    fig.update_layout(title={"text": plotly_text(title), "x": 0.5},
+                      uniformtext={"minsize": MIN_TEXT_SIZE, "mode": "hide"})
     return escape_figure(fig)
 
 
