@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from ..errors import InputError
@@ -73,6 +74,8 @@ def _run(args: argparse.Namespace) -> int:
                                   paths=list(args.paths), progress=shown)
         except ImportError as exc:
             raise InputError(None, str(exc)) from None
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
     what = f"{result.engines} engines" if result.engines > 1 else "1 engine"
     print(f"Created file://{result.path} ({what}, {result.layers} layers, "
           f"{result.bytes / 1e6:.1f} MB, {time.perf_counter() - start:.2f} s)")

@@ -7,14 +7,17 @@ positions, not SVG. Colours pass :func:`trex.graph.svg.svg_color`'s whitelist.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
 
 from ..graph import DotGraph
-from ..graph.colors import UNKNOWN_KEY_COLOR, latency_color, precision_colormap, text_color
-from ..graph.formatters import layer_type_color, plan_latencies
+from ..graph.colors import UNKNOWN_KEY_COLOR, key_color, latency_color, precision_colormap, text_color
+from ..graph.cost import dot_cost
+from ..graph.formatters import layer_type_color, plan_latencies, reformat_is_qdq
 from ..graph.placement import place_graph
+from ..graph.render import dot_executable
 from ..graph.svg import MAX_ROW_CHARS, node_size, svg_color
 from ..model.layer import Layer
 from ..model.plan import EnginePlan
@@ -85,6 +88,12 @@ def _routes(layout: Any, sizes: list[tuple[float, float]], ends: list[tuple[int,
     return routes, full
 
 
+def _legend(counts: Counter[tuple[str, int]]) -> list[list[Any]]:
+    """``[label, palette index, layers]`` per fill the layers are drawn with, most layers first."""
+    return [[label, color, n] for (label, color), n in
+            sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))]
+
+
 def graph_payload(plan: EnginePlan, layout_method: str = "auto") -> dict[str, Any]:
     """Nodes (centre, size, kind, df row, label rows, fills), edges (ends, route, colour, dash),
     hub buses; placed as ``trex draw --layout`` would (:func:`trex.graph.placement.place_graph`).
@@ -98,6 +107,9 @@ def graph_payload(plan: EnginePlan, layout_method: str = "auto") -> dict[str, An
         sizes = [node_size(node.rows) for node in nodes]
         ends = graph.structure.ends
         layout, method, note = place_graph(graph, sizes, layout_method)
+        if method == "layered" and not note and layout_method == "auto" and dot_executable():
+            note = (f"Graphviz dot would be slow on this graph ({dot_cost(graph).describe()}); "
+                    "it is laid out by trex's own layout")
 
     rows_of = {id(layer): i for i, layer in enumerate(plan.layers)}
     latencies = plan_latencies(plan)
@@ -107,6 +119,8 @@ def graph_payload(plan: EnginePlan, layout_method: str = "auto") -> dict[str, An
     kinds = {kind: k for k, kind in enumerate(KINDS)}
     fill_type, fill_precision, fill_latency, stroke, pen = [], [], [], [], []
     row_col, kind_col, rows_col, name_col = [], [], [], []
+    legend_type: Counter[tuple[str, int]] = Counter()
+    legend_precision: Counter[tuple[str, int]] = Counter()
     for node in nodes:
         attrs = node.attrs
         layer = node.layer
@@ -116,9 +130,11 @@ def graph_payload(plan: EnginePlan, layout_method: str = "auto") -> dict[str, An
         rows_col.append([texts(_fit(str(text))) for text, _ in node.rows])
         if layer is not None and node.kind == "layer":
             fill_type.append(palette(attrs.get("fillcolor"), UNKNOWN_KEY_COLOR))
-            fill_precision.append(palette(precision_colormap.get(layer.precision,
-                                                                 UNKNOWN_KEY_COLOR), "gray"))
+            fill_precision.append(palette(key_color(layer.precision, precision_colormap), "gray"))
             fill_latency.append(palette(latency_color(latencies.get(layer.name), slowest), "gray"))
+            qdq = " (Q/DQ)" if reformat_is_qdq(layer) else ""
+            legend_type[(f"{layer.type}{qdq}", fill_type[-1])] += 1
+            legend_precision[(str(layer.precision or "None"), fill_precision[-1])] += 1
         else:
             filled = "filled" in str(attrs.get("style", ""))
             own_fill = palette(attrs.get("fillcolor") if filled else "white", "white")
@@ -176,6 +192,7 @@ def graph_payload(plan: EnginePlan, layout_method: str = "auto") -> dict[str, An
             "full": full,
         },
         "buses": bus_payload,
+        "legend": {"type": _legend(legend_type), "precision": _legend(legend_precision)},
         "dropped_edges": graph.dropped_edges,
         "layout": method,
         "layout_note": note,

@@ -19,7 +19,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -136,6 +136,7 @@ class ReportResult:
     layers: int
     bytes: int
     seconds: float
+    notes: list[str] = field(default_factory=list)  # e.g. the graph's layout note, per engine
 
 
 def load_plans(sources: Sequence[EnginePlan | str | os.PathLike], profile_id: int | None = None,
@@ -188,5 +189,8 @@ def write_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
             f.write(data)
     except OSError as exc:
         raise InputError(path, f"cannot write the report: {exc.strerror}") from None
+    several = len(payload["engines"]) > 1
+    notes = [f"{engine['label']}: {note}" if several else note for engine in payload["engines"]
+             if (note := engine["graph"]["layout_note"])]
     return ReportResult(path, len(plans), sum(len(p.df) for p in plans), len(data),
-                        time.perf_counter() - start)
+                        time.perf_counter() - start, notes)

@@ -18,8 +18,9 @@
  */
 /** A DataFrame: column names and rows of JSON values. @typedef {{columns: string[], rows: any[][]}} Frame */
 /**
- * A plotly figure from Python (trex.report / trex.compare), or why it could not be built.
- * @typedef {{title: string, figure?: {data: Object[], layout?: Object}, error?: string}} PyFigure
+ * A plotly figure from Python (trex.report / trex.compare), why it could not be built (`error`),
+ * or why it has nothing to show (`none`: no data, e.g. no per-layer profile).
+ * @typedef {{title: string, figure?: {data: Object[], layout?: Object}, error?: string, none?: string}} PyFigure
  */
 
 /**
@@ -83,9 +84,12 @@
  *   for the edges listed in `full`
  * @property {{node: number[], color: number[], edges: number[], route: number[][]}} buses  hub
  *   tensors drawn as one bus each: the hub's node, colour, edge count and the bus's flat points
+ * @property {{type: [string, number, number][], precision: [string, number, number][]}} legend
+ *   per colouring, [label, palette index, layers] for each fill the layers are drawn with
  * @property {number} dropped_edges
  * @property {string} layout  "dot" or "layered": which layout placed the nodes
- * @property {string} layout_note  set when dot ran out of its time budget
+ * @property {string} layout_note  why trex's own layout placed them (dot would be slow, or ran
+ *   out of its time budget), else empty
  */
 
 /** A tensor as a layer sees it: [name, shape, format, bytes, precision]. @typedef {[string, number[], string, number, string]} Tensor */
@@ -206,7 +210,8 @@
  * @property {EngineJSON[]} engines
  * @property {ComparisonJSON|null} comparison
  * @property {{type: Object<string, string>, precision: Object<string, string>, latency: string[],
- *   none: string, unknown: string}} colors
+ *   none: string, unknown: string, engines: string[]}} colors  the figures' colours
+ *   (figures.report_colors): every type and precision of the engines, one colour per engine
  */
 
 /**

@@ -52,6 +52,41 @@ function fmtValue(v) {
   return JSON.stringify(v);
 }
 
+/**
+ * Linter evidence (a JSON object, as text) as readable `[key, value]` pairs: numbers with the unit
+ * the key names (`*_ms`, `*_pct`, `bytes`); null when the text is not a JSON object. Text only: the
+ * caller puts it in textContent.
+ * @param {string} raw @returns {[string, string][]|null}
+ */
+function evidencePairs(raw) {
+  let obj;
+  try { obj = JSON.parse(raw); } catch (err) { return null; }
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return null;
+  return Object.keys(obj).map(key => unitPair(key, obj[key]));
+}
+
+/**
+ * A `snake_case` key and its value as a label and text, with the unit the key names: `*_ms`,
+ * `*_us`, `*_pct`, `bytes` (e.g. `latency_ms` 0.0087 is "latency", "0.0087 ms").
+ * @param {string} key @param {any} v @returns {[string, string]}
+ */
+function unitPair(key, v) {
+  const unit = /_(ms|us|pct)$/.exec(key);
+  const label = (unit ? key.slice(0, unit.index) : key).replace(/_/g, ' ');
+  if (!isNum(v)) return [label, fmtValue(v)];
+  if (unit && unit[1] === 'ms') return [label, `${fmtMs(v)} ms`];
+  if (unit && unit[1] === 'us') return [label, `${fmtNum(v)} \u00b5s`];
+  if (unit) return [label, `${fmtNum(v)} %`];
+  if (/(^|_)bytes(_|$)/.test(key)) return [label, fmtBytes(v)];
+  return [label, fmtNum(v)];
+}
+
+/** Evidence on one line (`key: value, ...`), or the raw text when it is not a JSON object. @param {string} raw */
+function evidenceText(raw) {
+  const pairs = evidencePairs(raw);
+  return pairs ? pairs.map(([k, v]) => `${k}: ${v}`).join(', ') : String(raw);
+}
+
 // plotly renders a small HTML subset inside text: data strings are entity-escaped for it.
 function pesc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -1,5 +1,6 @@
 // @ts-check
-/* VirtualTable: a sortable table that draws only the rows in view. */
+/* VirtualTable: a sortable table that draws only the rows in view; columns sized to their
+ * content (within limits) and resizable by dragging their header's right edge. */
 
 /**
  * A column of a VirtualTable; items are ids (layer rows, finding indices, ...).
@@ -8,6 +9,7 @@
  * @property {string} label
  * @property {string} [width] a CSS grid track
  * @property {string} [min] the track's minimum width
+ * @property {number} [fit] sized to its widest text (px, between `min` and this), once items are set
  * @property {string} [tip]
  * @property {boolean} [num] right-aligned; sorted largest first
  * @property {(i: number) => any} [value] sort key (no value: not sortable)
@@ -39,23 +41,23 @@ class VirtualTable {
     this.selected = -1;
     this.sortKey = opts.sortKey || null;
     this.sortDir = opts.sortDir || 1;
-    this.template = this.columns.map(c => c.width || '100px').join(' ');
-    this.minWidth = this.columns.reduce((s, c) => s + (parseInt(c.min || c.width, 10) || 100), 0);
+    /** Column widths in px once fitted or resized (else the column's `width`). @type {Map<string, {px: number, fixed: boolean}>} */
+    this.sized = new Map();
+    this.fitted = false;
     this.root = h('div', { class: 'vt' });
     this.body = h('div', { class: 'vt-body', tabindex: '0', role: 'grid' });
     this.head = h('div', { class: 'vt-head', role: 'row' });
     this.canvas = h('div', { class: 'vt-canvas' });
-    for (const el of [this.head, this.canvas]) {
-      el.style.gridTemplateColumns = this.template;
-      el.style.minWidth = this.minWidth + 'px';
-    }
     this.canvas.style.display = 'block';
     this.columns.forEach(c => {
       const b = h('button', { class: c.num ? 'num' : null, text: c.label, title: c.tip || c.label, 'data-col': c.key });
       if (c.value) b.addEventListener('click', () => this.sortBy(c.key));
       else b.disabled = true;
-      this.head.append(b);
+      const grip = h('span', { class: 'vt-resize', title: 'Drag to resize the column', 'data-resize': c.key });
+      grip.addEventListener('pointerdown', ev => this.startResize(ev, c, grip));
+      this.head.append(h('div', { class: 'vt-hcell', 'data-col': c.key }, [b, grip]));
     });
+    this.applyTemplate();
     this.empty = h('div', { class: 'vt-empty', text: opts.empty || 'Nothing to show.' });
     this.body.append(this.head, this.canvas, this.empty);
     this.root.append(this.body);
@@ -70,7 +72,79 @@ class VirtualTable {
 
   setItems(items) {
     this.items = items;
+    if (!this.fitted && items.length) { this.fitted = true; this.fitColumns(items); }
     this.applySort();
+  }
+
+  /** The grid tracks: fitted columns keep their share of spare room (their `fr`). */
+  applyTemplate() {
+    let minWidth = 0;
+    this.template = this.columns.map(c => {
+      const s = this.sized.get(c.key);
+      if (!s) { minWidth += parseInt(c.min || c.width || '100', 10) || 100; return c.width || '100px'; }
+      minWidth += s.px;
+      const grow = /([\d.]+)fr/.exec(c.width || '');
+      return s.fixed || !grow ? `${s.px}px` : `minmax(${s.px}px, ${grow[1]}fr)`;
+    }).join(' ');
+    this.minWidth = minWidth;
+    for (const el of [this.head, this.canvas]) {
+      el.style.gridTemplateColumns = this.template;
+      el.style.minWidth = this.minWidth + 'px';
+    }
+    for (const row of this.canvas.children) /** @type {HTMLElement} */ (row).style.gridTemplateColumns = this.template;
+  }
+
+  /**
+   * Size the `fit` columns to their widest text among `items` (the longest strings, measured in
+   * the table's font), between the column's minimum and its `fit` limit.
+   * @param {number[]} items
+   */
+  fitColumns(items) {
+    const canvas = document.createElement('canvas');
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return;
+    const style = getComputedStyle(this.body);
+    for (const c of this.columns) {
+      if (!c.fit) continue;
+      const text = c.text;
+      // the 40 longest texts (by characters), then their rendered widths
+      const longest = [];
+      if (text) for (const i of items) {
+        const t = String(text(i));
+        if (longest.length < 40) { longest.push(t); longest.sort((a, b) => b.length - a.length); }
+        else if (t.length > longest[39].length) { longest[39] = t; longest.sort((a, b) => b.length - a.length); }
+      }
+      ctx.font = `${style.fontWeight} 12.5px ${style.fontFamily}`;
+      let widest = 0;
+      for (const t of longest) widest = Math.max(widest, ctx.measureText(t).width);
+      ctx.font = `600 12.5px ${style.fontFamily}`;
+      widest = Math.max(widest, ctx.measureText(c.label + ' \u25bc').width);
+      const min = parseInt(c.min || c.width || '60', 10) || 60;
+      this.sized.set(c.key, { px: Math.round(Math.min(c.fit, Math.max(min, widest + 16))), fixed: false });
+    }
+    this.applyTemplate();
+  }
+
+  /** Drag a header's right edge: the column takes the width the pointer gives it. */
+  startResize(ev, column, grip) {
+    ev.preventDefault();
+    ev.stopPropagation();
+    const cell = grip.parentElement;
+    const start = cell ? cell.getBoundingClientRect().width : 100;
+    const x0 = ev.clientX;
+    grip.setPointerCapture(ev.pointerId);
+    const move = e => {
+      this.sized.set(column.key, { px: Math.max(36, Math.round(start + e.clientX - x0)), fixed: true });
+      this.applyTemplate();
+    };
+    const up = () => {
+      grip.removeEventListener('pointermove', move);
+      grip.removeEventListener('pointerup', up);
+      grip.removeEventListener('pointercancel', up);
+    };
+    grip.addEventListener('pointermove', move);
+    grip.addEventListener('pointerup', up);
+    grip.addEventListener('pointercancel', up);
   }
 
   applySort() {
@@ -110,7 +184,7 @@ class VirtualTable {
   }
 
   updateSortMarks() {
-    for (const b of this.head.children) {
+    for (const b of this.head.querySelectorAll('button')) {
       const key = b.getAttribute('data-col');
       const col = this.columns.find(c => c.key === key);
       const mark = key === this.sortKey ? (this.sortDir > 0 ? ' \u25b2' : ' \u25bc') : '';

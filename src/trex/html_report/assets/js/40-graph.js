@@ -88,6 +88,8 @@ class GraphView {
     this.mini.append(this.miniBase, this.miniView);
     this.stage.append(this.svg, this.legend, this.mini);
     parent.append(bar, this.stage);
+    // why the graph is not laid out by Graphviz dot (too slow for this graph, or out of time)
+    if (this.g.layout_note) parent.append(h('div', { class: 'graph-note', id: 'graph-layout-note', text: this.g.layout_note }));
     this.bindEvents();
     this.updateLegend();
     if (window.ResizeObserver) {
@@ -458,13 +460,11 @@ class GraphView {
         h('div', { class: 'muted', text: `0 \u2192 ${fmtMs(max)} ms` })]);
       return;
     }
-    const key = this.colorBy === 'type' ? L.type : L.precision;
-    const map = this.colorBy === 'type' ? COLORS.type : COLORS.precision;
-    const counts = new Map();
-    key.forEach(k => counts.set(k || 'None', (counts.get(k || 'None') || 0) + 1));
-    [...counts.entries()].sort((a, b) => b[1] - a[1]).forEach(([k, c]) => {
-      this.legend.append(h('div', null, [swatch(colorOf(map, k)), `${k} (${c})`]));
-    });
+    // the fills the layers are drawn with (a Q/DQ reformat is drawn in Quantize's colour)
+    const entries = this.g.legend[this.colorBy === 'type' ? 'type' : 'precision'];
+    for (const [label, color, count] of entries) {
+      this.legend.append(h('div', { 'data-key': label }, [swatch(this.g.palette[color]), `${label} (${count})`]));
+    }
   }
 
   find(query, keep) {

@@ -24,11 +24,34 @@ class Explorer {
     const left = h('div', { class: 'pane', id: 'layer-pane' });
     const mid = h('div', { class: 'pane', id: 'graph-pane' });
     this.detailsBox = h('aside', { class: 'details', id: 'details', 'aria-live': 'polite' });
-    root.append(left, mid, this.detailsBox);
+    const split = h('div', { class: 'splitter', id: 'layer-splitter', role: 'separator', 'aria-orientation': 'vertical', title: 'Drag to give the table or the graph more room' });
+    split.addEventListener('pointerdown', ev => this.dragSplit(ev, root, left, split));
+    root.append(left, split, mid, this.detailsBox);
     section.append(root);
     this.buildTable(left);
     this.graph = new GraphView(mid, engine, node => this.pickNode(node));
     this.showEmptyDetails();
+  }
+
+  /** The splitter between the table and the graph: the table takes the width the pointer gives it. */
+  dragSplit(ev, root, left, split) {
+    ev.preventDefault();
+    split.setPointerCapture(ev.pointerId);
+    const x0 = ev.clientX;
+    const w0 = left.getBoundingClientRect().width;
+    const move = e => {
+      const room = root.clientWidth - this.detailsBox.getBoundingClientRect().width - 300;
+      const w = Math.round(Math.max(300, Math.min(room, w0 + e.clientX - x0)));
+      root.style.gridTemplateColumns = `${w}px 6px minmax(300px, 1fr) ${this.detailsBox.getBoundingClientRect().width}px`;
+    };
+    const up = () => {
+      split.removeEventListener('pointermove', move);
+      split.removeEventListener('pointerup', up);
+      split.removeEventListener('pointercancel', up);
+    };
+    split.addEventListener('pointermove', move);
+    split.addEventListener('pointerup', up);
+    split.addEventListener('pointercancel', up);
   }
 
   buildTable(parent) {
@@ -50,15 +73,15 @@ class Explorer {
     this.table = new VirtualTable(parent, {
       columns: [
         { key: 'idx', label: '#', width: '52px', num: true, value: i => i, text: i => String(i) },
-        { key: 'name', label: 'Name', width: 'minmax(240px, 3fr)', min: '240px', value: i => L.name[i].toLowerCase(), text: i => L.name[i], title: i => L.name[i] },
-        { key: 'type', label: 'Type', width: '110px', value: i => L.type[i], text: i => L.type[i], title: i => L.subtype[i] ? `${L.type[i]} (${L.subtype[i]})` : L.type[i] },
-        { key: 'precision', label: 'Precision', width: '84px', value: i => L.precision[i], text: i => L.precision[i], title: i => `in ${L.precision[i]} \u2192 out ${L.out_precision[i]}` },
-        { key: 'avg', label: 'Latency ms', tip: 'Average latency (ms)', width: '92px', num: true, value: i => L.avg[i], text: i => fmtMs(L.avg[i]) },
+        { key: 'name', label: 'Name', width: 'minmax(240px, 3fr)', min: '240px', fit: 560, value: i => L.name[i].toLowerCase(), text: i => L.name[i], title: i => L.name[i] },
+        { key: 'type', label: 'Type', width: '110px', fit: 180, value: i => L.type[i], text: i => L.type[i], title: i => L.subtype[i] ? `${L.type[i]} (${L.subtype[i]})` : L.type[i] },
+        { key: 'precision', label: 'Precision', width: '84px', fit: 120, value: i => L.precision[i], text: i => L.precision[i], title: i => `in ${L.precision[i]} \u2192 out ${L.out_precision[i]}` },
+        { key: 'avg', label: 'Latency ms', tip: 'Average latency (ms)', width: '92px', fit: 130, num: true, value: i => L.avg[i], text: i => fmtMs(L.avg[i]) },
         { key: 'pct', label: '%', tip: 'Share of the engine latency', width: '64px', num: true, value: i => L.pct[i], text: i => isNum(L.pct[i]) ? L.pct[i].toFixed(2) : '' },
-        { key: 'weights', label: 'Weights', width: '82px', num: true, value: i => L.weights[i], text: i => fmtBytes(L.weights[i]) },
-        { key: 'io', label: 'Activations', tip: 'Input + output tensor bytes', width: '92px', num: true, value: i => L.io[i], text: i => fmtBytes(L.io[i]) },
-        { key: 'tactic', label: 'Tactic', width: 'minmax(160px, 2fr)', min: '160px', value: mono, text: mono, title: mono },
-        { key: 'onnx', label: 'ONNX nodes', width: 'minmax(160px, 2fr)', min: '160px', value: i => L.onnx[i].join(', '), text: i => L.onnx[i].join(', '), title: i => L.onnx[i].join('\n') },
+        { key: 'weights', label: 'Weights', width: '82px', fit: 120, num: true, value: i => L.weights[i], text: i => fmtBytes(L.weights[i]) },
+        { key: 'io', label: 'Activations', tip: 'Input + output tensor bytes', width: '92px', fit: 130, num: true, value: i => L.io[i], text: i => fmtBytes(L.io[i]) },
+        { key: 'tactic', label: 'Tactic', width: 'minmax(160px, 2fr)', min: '160px', fit: 520, value: mono, text: mono, title: mono },
+        { key: 'onnx', label: 'ONNX nodes', width: 'minmax(160px, 2fr)', min: '160px', fit: 360, value: i => L.onnx[i].join(', '), text: i => L.onnx[i].join(', '), title: i => L.onnx[i].join('\n') },
       ],
       empty: 'No layer matches the search and filters.',
       onClick: i => select(i, 'table'),
@@ -127,7 +150,7 @@ class Explorer {
     box.setAttribute('data-row', row);
     box.append(h('h3', { class: 'name', id: 'details-name', text: L.name[row] }));
     const badges = h('div', { class: 'badges' }, [
-      h('span', { class: 'badge' }, [swatch(colorOf(COLORS.type, L.type[row])), L.type[row]]),
+      h('span', { class: 'badge' }, [swatch(this.typeFill(row)), L.type[row]]),
       L.subtype[row] && L.subtype[row] !== L.type[row] ? h('span', { class: 'badge', text: L.subtype[row] }) : null,
       h('span', { class: 'badge' }, [swatch(colorOf(COLORS.precision, L.precision[row])), `${L.precision[row] || 'None'} \u2192 ${L.out_precision[row] || 'None'}`]),
       L.stream[row] ? h('span', { class: 'badge', text: `stream ${L.stream[row]}` }) : null,
@@ -181,7 +204,7 @@ class Explorer {
       box.append(h('h4', { text: `Linter findings (${findings.length})` }));
       const ul = h('ul', { class: 'tight' });
       for (const f of findings.map(x => e.lint()[x])) {
-        ul.append(h('li', null, [h('span', { class: 'sev ' + f[3], text: f[3] }), ` ${f[2]}: ${f[4]}`, f[6] ? h('div', { class: 'muted', text: f[6] }) : null]));
+        ul.append(h('li', null, [h('span', { class: 'sev ' + f[3], text: f[3] }), ` ${f[2]}: ${f[4]}`, f[5] ? h('div', { class: 'evidence', text: evidenceText(f[5]) }) : null, f[6] ? h('div', { class: 'muted', text: f[6] }) : null]));
       }
       box.append(ul);
     }
@@ -189,6 +212,13 @@ class Explorer {
     box.append(h('h4', { text: 'Attributes' }));
     const keys = Object.keys(attrs);
     box.append(keys.length ? plainTable(['attribute', 'value'], keys.map(k => [k, fmtValue(attrs[k])])) : h('div', { class: 'muted', text: 'Names-only layer information: no attributes.' }));
+  }
+
+  /** The colour the graph draws a layer in by type (a Q/DQ reformat: Quantize's). @param {number} row */
+  typeFill(row) {
+    const node = this.graph.nodeOfRow[row];
+    const g = this.engine.d.graph;
+    return node >= 0 ? g.palette[g.nodes.fill.type[node]] : colorOf(COLORS.type, this.engine.L.type[row]);
   }
 
   tensorTable(tensors, neighbours, word) {

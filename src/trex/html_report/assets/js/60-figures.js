@@ -79,7 +79,8 @@ function renderFigure(body, fig, opts) {
   const own = fig.layout || {};
   /** @type {Object<string, any>} */
   const layout = Object.assign({}, BASE_LAYOUT, own);
-  if (layout.yaxis2) layout.legend = Object.assign({}, layout.legend, { orientation: 'h', x: 0, y: -0.25 });
+  if (layout.yaxis2) layout.legend = Object.assign({}, layout.legend, { orientation: 'h', x: 0, xanchor: 'left', y: -0.25, yanchor: 'top' });
+  layout.legend = outsideLegend(layout.legend);
   layout.margin = Object.assign({}, BASE_LAYOUT.margin, own.margin || {});
   layout.margin.t = Math.max(32, Math.min(layout.margin.t || 32, 60)); // room for the mode bar
   for (const key of ['xaxis', 'yaxis', ...Object.keys(layout).filter(k => /^[xy]axis\d+$/.test(k))]) {
@@ -97,6 +98,24 @@ function renderFigure(body, fig, opts) {
       /** @type {any} */ (body).on('plotly_click', (/** @type {any} */ ev) => { const p = ev.points && ev.points[0]; if (p) onClick(p); });
     }
   });
+}
+
+/**
+ * A legend placed outside the plot area: one inside it (paper coordinates 0..1 on both axes)
+ * would cover bars; a vertical one goes to the right of the plot, a horizontal one below it.
+ * @param {Object<string, any>|undefined} legend @returns {Object<string, any>|undefined}
+ */
+function outsideLegend(legend) {
+  if (!legend) return legend;
+  const inside = v => isNum(v) && v >= 0 && v <= 1;
+  const x = legend.x;
+  const y = legend.y;
+  if (legend.orientation === 'h') {
+    if (y == null || inside(y)) return Object.assign({}, legend, { y: -0.22, yanchor: 'top' });
+    return legend;
+  }
+  if (inside(x) && (y == null || inside(y))) return Object.assign({}, legend, { x: 1.02, xanchor: 'left' });
+  return legend;
 }
 
 /**
@@ -144,6 +163,7 @@ function chartCard(parent, title, build, opts) {
  */
 function pyFigure(parent, fig, opts) {
   if (!fig) return null;
+  if (fig.none) return chartCard(parent, fig.title, () => null, Object.assign({ none: fig.none }, opts || {}));
   if (fig.error || !fig.figure) {
     const card = h('div', { class: 'chart-card' }, [h('h3', { text: fig.title }), h('div', { class: 'error-box', text: `Not available: ${fig.error}` })]);
     parent.append(card);

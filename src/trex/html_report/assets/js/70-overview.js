@@ -2,6 +2,35 @@
 /* The overview tab: headline cards, latency charts, timings, configuration. */
 
 // ================================================================== overview tab
+/**
+ * The `input NAME [profile K]` header rows as a table: tensor, profile, min, opt, max shapes and
+ * format (the row text is "min [...], opt [...], max [...], FORMAT").
+ * @param {[string, any][]} rows
+ */
+function ioProfileTable(rows) {
+  const out = rows.map(([key, value]) => {
+    const head = /^(\S+) (.*) \[profile (\d+)\]$/.exec(key);
+    const shape = /^min (\[[^\]]*\]), opt (\[[^\]]*\]), max (\[[^\]]*\])(?:, (.*))?$/.exec(String(value));
+    return head && shape ? [head[2], head[1], Number(head[3]), shape[1], shape[2], shape[3], shape[4] || '']
+      : [key, '', null, String(value), '', '', ''];
+  });
+  return h('div', { class: 'scroll-box' }, plainTable(['tensor', 'mode', 'profile', 'min', 'opt', 'max', 'format'], out));
+}
+
+/** The layer-sum vs measured comparison: figures with their units, then the explanation. @param {Object<string, any>} gap */
+function layerGap(gap) {
+  const dl = h('dl', { class: 'kv' });
+  for (const key of Object.keys(gap)) {
+    if (key === 'explanation') continue;
+    let v = gap[key];
+    if (key === 'sum_of_layers_ms' && !gap.timed_layers) v = null; // no layer was timed: unknown, not 0
+    const [label, text] = unitPair(key, v);
+    dl.append(h('dt', { text: label }), h('dd', { text: v == null ? MISSING : text }));
+  }
+  const why = Array.isArray(gap.explanation) ? gap.explanation : [];
+  return h('div', null, [dl, why.length ? h('ul', { class: 'tight explanation' }, why.map(w => h('li', { text: String(w) }))) : null]);
+}
+
 function buildOverview(sec, e) {
   const d = e.d;
   const hd = d.headline;
@@ -12,10 +41,11 @@ function buildOverview(sec, e) {
   const dev = d.device;
   const perf = d.performance;
   const cards = h('div', { class: 'cards' });
-  const card = (title, big, pairs) => {
+  const card = (title, big, pairs, note) => {
     const c = h('div', { class: 'card' }, [h('h3', { text: title })]);
     if (big) c.append(h('div', { class: 'big', text: big }));
     c.append(kvListFrom(pairs));
+    if (note) c.append(h('p', { class: 'card-note', text: note }));
     cards.append(c);
   };
   // A figure the inputs do not provide is shown as a dash, never as 0.
@@ -31,8 +61,8 @@ function buildOverview(sec, e) {
     ['trtexec GPU compute median', ms(hd.gpu_compute_median_ms)],
     ['Throughput', isNum(hd.throughput_qps) ? `${fmtNum(hd.throughput_qps)} qps` : MISSING],
     ['Profiled iterations', hd.profile_iterations == null ? MISSING : fmtValue(hd.profile_iterations)],
-    ['Timed iterations', d.timings.available ? fmtNum(d.timings.iterations) : MISSING],
-    ['Profiled with', (hd.rows || {})['Profiled with'] || '']]);
+    ['Timed iterations', d.timings.available ? fmtNum(d.timings.iterations) : MISSING]],
+  (hd.rows || {})['Profiled with'] ? `Profiled with ${(hd.rows || {})['Profiled with']}.` : '');
   card('Layers', INT.format(hd.layers), [['Types', String(new Set(e.L.type).size)], ['Precisions', hd.precision_mix],
     ['Streams', hd.streams > 1 ? fmtValue(hd.streams) : ''], ['Profiles', (hd.profiles || []).length > 1 ? `${hd.profiles.join(', ')} (showing ${hd.profile_id})` : ''],
     ['Layer information', hd.detailed ? 'detailed' : 'names only'],
@@ -75,15 +105,17 @@ function buildOverview(sec, e) {
   } else {
     page.append(h('p', { class: 'note', text: 'No per-iteration timings (--exportTimes) were given for this engine.' }));
   }
+  page.append(h('h2', { text: 'Engine configuration' }));
   const shapes = Object.entries(hd.rows || {}).filter(([k]) => k.includes(' [profile '));
-  if (shapes.length) page.append(h('details', { class: 'section', open: true }, [h('summary', { text: 'I/O tensors per optimisation profile' }), kvListFrom(shapes)]));
+  if (shapes.length) page.append(h('details', { class: 'section', id: 'io-profiles', open: true }, [h('summary', { text: 'I/O tensors per optimisation profile' }), ioProfileTable(shapes)]));
   const sections = [['Builder configuration', d.builder], ['Device properties', d.device], ['Performance summary (trtexec)', hd.performance_rows || d.performance], ['Inference options', d.inference]];
   for (const [title, obj] of sections) {
     if (!obj || !Object.keys(obj).length) continue;
     page.append(h('details', { class: 'section' }, [h('summary', { text: title }), kvList(obj)]));
   }
-  if (d.timings.layer_gap && Object.keys(d.timings.layer_gap).length) {
-    page.append(h('details', { class: 'section' }, [h('summary', { text: 'Sum of layers vs measured GPU time' }), kvList(d.timings.layer_gap)]));
+  const gap = d.timings.layer_gap;
+  if (gap && Object.keys(gap).length) {
+    page.append(h('details', { class: 'section', id: 'layer-gap' }, [h('summary', { text: 'Sum of layers vs measured GPU time' }), layerGap(gap)]));
   }
   void perf;
 }

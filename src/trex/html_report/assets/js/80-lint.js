@@ -2,10 +2,17 @@
 /* The lint tab: linter findings linked to their layers. */
 
 // ================================================================== lint tab
+/** The evidence one pair per line (a cell's hover text). @param {string} raw */
+function evidenceLines(raw) {
+  const pairs = evidencePairs(raw);
+  return pairs ? pairs.map(([k, v]) => `${k}: ${v}`).join('\n') : raw;
+}
+
 /** @param {HTMLElement} sec @param {Engine} e */
 function buildLint(sec, e) {
   const F = e.d.lint;
   const R = e.lint();
+  const evidence = R.map(r => evidenceText(r[5]));
   const page = h('div', { class: 'page' });
   sec.append(page);
   page.append(h('h2', { text: `Linter findings (${R.length})` }));
@@ -23,12 +30,12 @@ function buildLint(sec, e) {
   page.append(box);
   const table = new VirtualTable(box, {
     columns: [
-      { key: 'sev', label: 'Severity', width: '84px', value: j => ['error', 'warning', 'info'].indexOf(R[j][3]), render: j => h('span', { class: 'sev ' + R[j][3], text: R[j][3] }) },
+      { key: 'sev', label: 'Severity', width: '84px', fit: 110, value: j => ['error', 'warning', 'info'].indexOf(R[j][3]), render: j => h('span', { class: 'sev ' + R[j][3], text: R[j][3] }) },
       { key: 'linter', label: 'Linter', width: '130px', value: j => R[j][2], text: j => R[j][2] },
-      { key: 'layer', label: 'Layer', width: 'minmax(200px, 2fr)', min: '200px', value: j => R[j][1], text: j => R[j][1], title: j => R[j][1], link: j => R[j][0] != null },
-      { key: 'hazard', label: 'Hazard', width: 'minmax(220px, 3fr)', min: '220px', value: j => R[j][4], text: j => R[j][4], title: j => R[j][4] },
-      { key: 'mitigation', label: 'Mitigation', width: 'minmax(200px, 2fr)', min: '200px', value: j => R[j][6], text: j => R[j][6], title: j => R[j][6] },
-      { key: 'evidence', label: 'Evidence', width: 'minmax(160px, 1fr)', min: '160px', text: j => R[j][5], title: j => R[j][5] },
+      { key: 'layer', label: 'Layer', width: 'minmax(200px, 2fr)', min: '200px', fit: 420, value: j => R[j][1], text: j => R[j][1], title: j => R[j][1], link: j => R[j][0] != null },
+      { key: 'hazard', label: 'Hazard', width: 'minmax(220px, 3fr)', min: '220px', fit: 380, value: j => R[j][4], text: j => R[j][4], title: j => R[j][4] },
+      { key: 'evidence', label: 'Evidence', width: 'minmax(200px, 2fr)', min: '200px', fit: 520, text: j => evidence[j], title: j => evidenceLines(R[j][5]) },
+      { key: 'mitigation', label: 'Mitigation', width: 'minmax(200px, 2fr)', min: '200px', fit: 520, value: j => R[j][6], text: j => R[j][6], title: j => R[j][6] },
     ],
     empty: R.length ? 'No finding matches.' : 'No finding: the linters found nothing to report.',
     onClick: (j, col) => { if (R[j][0] != null && col !== 'evidence') openLayer(e.k, R[j][0]); },
@@ -41,7 +48,7 @@ function buildLint(sec, e) {
       if (sevSel.value && r[3] !== sevSel.value) return;
       if (linterSel.value && r[2] !== linterSel.value) return;
       if (q.length) {
-        const text = [r[1], r[2], r[4], r[5], r[6]].join('\n').toLowerCase();
+        const text = [r[1], r[2], r[4], r[5], evidence[j], r[6]].join('\n').toLowerCase();
         if (!q.every(t => text.includes(t))) return;
       }
       items.push(j);

@@ -75,10 +75,11 @@ function buildCompare(sec) {
     // grouped bars; step lines above BAR_LIMIT rows (one path per engine instead of a bar each)
     data: C.names.map((name, k) => {
       const ps = [...Array(nRows).keys()].filter(p => A.rows[k][p] != null);
+      const color = COLORS.engines[k % COLORS.engines.length];
       const common = { name: pesc(name), x: ps, y: ps.map(p => A.ms[k][p] || 0), customdata: ps.map(p => [A.rows[k][p], k]),
         hovertext: ps.map(p => pesc(cut(engines[k].L.name[A.rows[k][p]], 120))), hovertemplate: '%{hovertext}<br>%{y:.4g} ms<extra>%{fullData.name}</extra>' };
-      return nRows * C.names.length <= BAR_LIMIT ? Object.assign({ type: 'bar' }, common)
-        : Object.assign({ type: 'scatter', mode: 'lines', line: { shape: 'hvh', width: 1 } }, common);
+      return nRows * C.names.length <= BAR_LIMIT ? Object.assign({ type: 'bar', marker: { color } }, common)
+        : Object.assign({ type: 'scatter', mode: 'lines', line: { shape: 'hvh', width: 1, color } }, common);
     }),
     layout: { barmode: 'group', xaxis: { title: { text: 'Aligned layer' } }, yaxis: { title: { text: 'Latency (ms)' } }, legend: { orientation: 'h', y: -0.22 } },
   }), { id: 'aligned-latencies', onClick: p => { const c = p.customdata; if (Array.isArray(c)) openLayer(c[1], c[0]); } });

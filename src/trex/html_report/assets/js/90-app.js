@@ -39,6 +39,7 @@ function ensureBuilt(key) {
   const stamp = key === 'compare' ? 'all' : String(app.k);
   if (app.built[key] === stamp) return;
   clear(sec);
+  sec.scrollTop = 0; // another engine's page starts at its top
   app.built[key] = stamp;
   const e = eng();
   if (key === 'overview') buildOverview(sec, e);
