@@ -8,6 +8,7 @@ when ``CI`` is set.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 import warnings
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import trex
+from helpers import require_program
 from test_html_report import (
     HOSTILE_DIR,
     MOBILENET,
@@ -458,5 +460,141 @@ def test_unknown_figures_are_dashes_not_zeros(browser, engines, tmp_path):
         assert "Not available: no per-layer profile (--exportProfile) was given" in errors
         report.page.screenshot(path=str(screenshot_path(tmp_path, "unprofiled-overview.png")))
         assert report.errors == []
+    finally:
+        report.close()
+
+
+# ------------------------------------------------------------------ table widths, evidence, notes
+COLUMN_WIDTHS = """() => Object.fromEntries([...document.querySelectorAll('#layer-table .vt-hcell')]
+    .map(c => [c.getAttribute('data-col'), c.getBoundingClientRect().width]))"""
+
+
+def test_layer_table_columns_fit_their_content(mobilenet, mobilenet_plan, tmp_path):
+    page = mobilenet.page
+    mobilenet.tab("layers")
+    page.wait_for_selector("#layer-table .vt-row")
+    widths = mobilenet.js(COLUMN_WIDTHS)
+    # wider than the old fixed tracks (name 240 px, tactic 160 px), within their limits
+    assert 300 < widths["name"] <= 560 + 1 and 300 < widths["tactic"] <= 520 + 1
+    assert widths["avg"] >= mobilenet.js("""() => document.querySelector(
+        "#layer-table .vt-head button[data-col='avg']").scrollWidth""")  # the header is not cut
+    # most names are shown whole; every cut one has its full text on hover
+    cells = mobilenet.js("""() => [...document.querySelectorAll('#layer-table .vt-cell[data-col=name]')]
+        .map(c => [c.textContent, c.title, c.scrollWidth <= c.clientWidth + 1])""")
+    whole = [name for name, _, fits in cells if fits]
+    assert len(whole) >= 0.8 * len(cells) and len(cells) >= 20
+    assert all(title == name for name, title, _ in cells)
+    # dragging the tactic header's right edge widens the column by as much
+    grip = page.locator("#layer-table .vt-resize[data-resize='tactic']")
+    grip.scroll_into_view_if_needed()
+    box = grip.bounding_box()
+    page.mouse.move(box["x"] + 3, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 153, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.up()
+    after = mobilenet.js(COLUMN_WIDTHS)
+    assert after["tactic"] == pytest.approx(widths["tactic"] + 150, abs=3)
+    tactic = mobilenet.js("""() => document.querySelector(
+        "#layer-table .vt-row .vt-cell[data-col=tactic]").getBoundingClientRect().width""")
+    assert tactic == pytest.approx(after["tactic"], abs=1)  # the rows follow the header
+    # the table pane can be widened by its splitter
+    pane = page.locator("#layer-pane").bounding_box()["width"]
+    split = page.locator("#layer-splitter").bounding_box()
+    page.mouse.move(split["x"] + 3, split["y"] + 200)
+    page.mouse.down()
+    page.mouse.move(split["x"] + 153, split["y"] + 200, steps=5)
+    page.mouse.up()
+    assert page.locator("#layer-pane").bounding_box()["width"] == pytest.approx(pane + 150, abs=3)
+    page.screenshot(path=str(tmp_path / "layer-table.png"))
+    assert mobilenet.errors == []
+
+
+def test_lint_evidence_is_readable_text(mobilenet, tmp_path):
+    page = mobilenet.page
+    mobilenet.tab("lint")
+    page.wait_for_selector("#lint-table .vt-row")
+    cells = mobilenet.js("""() => [...document.querySelectorAll('#lint-table .vt-cell[data-col=evidence]')]
+        .map(c => [c.textContent, c.title, c.children.length])""")
+    assert len(cells) >= 20
+    for text, title, children in cells:
+        assert not any(mark in text for mark in '{}"'), text  # no JSON
+        assert children == 0 and ": " in text  # text only, key: value pairs
+        assert title.split("\n")[0] == text.split(", ")[0]
+    joined = "\n".join(text for text, _, _ in cells)
+    assert "input channels: 3, output channels: 32, groups: 1, kernel: " in joined
+    assert re.search(r"latency: 0\.0\d+ ms, latency: \d+\.\d+ %", joined)
+    assert re.search(r"output bytes: 196\.0 KiB, output bytes if int8: 98\.0 KiB", joined)
+    page.fill("#lint-search", "output bytes if int8")  # the readable text is searched too
+    mobilenet.wait("() => !document.getElementById('lint-count').textContent.startsWith('79 ')")
+    page.screenshot(path=str(tmp_path / "lint.png"))
+    assert mobilenet.errors == []
+
+
+def test_layout_note_under_the_graph(browser, engines, tmp_path):
+    from test_graph_hubs import transformer
+
+    require_program("dot")
+    plan = transformer(engines, tmp_path, 200)
+    out = tmp_path / "t200.html"
+    result = write_report(plan, out)
+    assert len(result.notes) == 1 and "would be slow" in result.notes[0]
+    report = Report(browser, out, "#tab=layers")
+    try:
+        note = report.page.text_content("#graph-layout-note")
+        assert note == result.notes[0]
+        below = report.js("""() => document.getElementById('graph-layout-note').getBoundingClientRect().top
+            >= document.getElementById('graph-stage').getBoundingClientRect().bottom - 1""")
+        assert below
+        report.page.screenshot(path=str(tmp_path / "layout-note.png"))
+        assert report.errors == []
+    finally:
+        report.close()
+    mobilenet = tmp_path / "m.html"
+    write_report(engines / MOBILENET, mobilenet)
+    report = Report(browser, mobilenet, "#tab=layers")
+    try:
+        report.page.wait_for_selector("#graph-stage")
+        assert report.js("() => document.getElementById('graph-layout-note')") is None
+    finally:
+        report.close()
+
+
+def test_overview_of_a_trt11_plan(browser, engines, tmp_path, mobilenet_report):
+    from test_report_visuals import trt11_plan_file
+
+    out = tmp_path / "trt11.html"
+    write_report(str(trt11_plan_file(tmp_path / "t11")), out)
+    report = Report(browser, out)
+    try:
+        page = report.page
+        rows = report.js("""() => [...document.querySelectorAll('#io-profiles tbody tr')]
+            .map(r => [...r.children].map(c => c.textContent))""")
+        assert rows == [["input_0", "input", "0", "[1, 3, 224, 224]", "[8, 3, 224, 224]",
+                         "[16, 3, 224, 224]", "FP16 NCHW"],
+                        ["input_0", "input", "1", "[16, 3, 224, 224]", "[32, 3, 224, 224]",
+                         "[64, 3, 224, 224]", "FP16 NCHW"]]
+        assert report.js("() => document.querySelector('#io-profiles').open")
+        latency = page.text_content(".card:has(h3:text('Latency'))")
+        assert "Profiled with" not in latency  # nothing was profiled
+        page.click("#layer-gap summary")
+        gap = page.text_content("#layer-gap")
+        assert "sum of layers\u2013" in gap and "measured\u2013" in gap and " 0 ms" not in gap
+        assert "cannot compare: no timings and no performance summary" in gap
+        # no profile: the latency charts say so instead of drawing an empty axis
+        page.locator("[data-chart='Latency per layer type (ms)']").scroll_into_view_if_needed()
+        assert "--exportProfile" in page.text_content("[data-chart='Latency per layer type (ms)']")
+        page.screenshot(path=str(tmp_path / "trt11-overview.png"), full_page=True)
+        page.locator("#tab-overview").evaluate("s => { s.scrollTop = s.scrollHeight; }")
+        page.screenshot(path=str(tmp_path / "trt11-overview-bottom.png"))
+        assert report.errors == []
+    finally:
+        report.close()
+    report = Report(browser, mobilenet_report)
+    try:
+        note = report.page.text_content(".card:has(h3:text('Latency')) .card-note")
+        assert note == ("Profiled with CUDA graph launches, separate profiling run; "
+                        "host-device copies excluded.")
+        assert report.page.locator("#io-profiles").count() == 0  # a plain engine: no such rows
+        report.page.screenshot(path=str(tmp_path / "mobilenet-overview.png"))
     finally:
         report.close()
