@@ -178,6 +178,11 @@ def test_notebook_figures_show_markup_as_text(browser, hostile, tmp_path):  # no
     chosen = ["Latency per layer (ms)", "Latency per layer type (ms)", "Precision rollup",
               "sunburst", "compare: Precision counts", "compare: Layer count comparison",
               "layer latencies (type)"]
+    # a sunburst names only wedges wide enough for text: one of the hostile layers alone, whole
+    df = hostile["plans"][0].df
+    figs["hostile sunburst"] = report_views.layer_latency_sunburst(
+        df[df["Name"] == "<script>alert(1)</script>"])
+    chosen.append("hostile sunburst")
     parts = [pio.to_html(figs[t], full_html=False, include_plotlyjs=False) for t in chosen]
     page = tmp_path / "notebook.html"
     page.write_text(f"<html><head><meta charset='utf-8'><script>{get_plotlyjs()}</script></head>"

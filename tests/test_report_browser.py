@@ -581,8 +581,8 @@ def test_overview_of_a_trt11_plan(browser, engines, tmp_path, mobilenet_report):
         assert "sum of layers\u2013" in gap and "measured\u2013" in gap and " 0 ms" not in gap
         assert "cannot compare: no timings and no performance summary" in gap
         # no profile: the latency charts say so instead of drawing an empty axis
-        page.locator("[data-chart='Latency per layer type (ms)']").scroll_into_view_if_needed()
-        assert "--exportProfile" in page.text_content("[data-chart='Latency per layer type (ms)']")
+        assert "no per-layer profile (--exportProfile)" in page.text_content("#tab-overview")
+        assert "Layers by precision" in page.text_content("#tab-overview")  # no empty latency pie
         page.screenshot(path=str(tmp_path / "trt11-overview.png"), full_page=True)
         page.locator("#tab-overview").evaluate("s => { s.scrollTop = s.scrollHeight; }")
         page.screenshot(path=str(tmp_path / "trt11-overview-bottom.png"))

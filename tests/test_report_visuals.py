@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import warnings
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -174,6 +175,9 @@ def test_key_colour_is_one_rule():
     fill = key_color("CumulativeSum", layer_colormap)
     assert fill in extra_palette and fill == key_color("CumulativeSum", layer_colormap)
     assert "CumulativeSum" not in layer_colormap
+    # TREx's defaultdict, which a lookup of an unnamed key leaves as it was
+    assert isinstance(layer_colormap, defaultdict) and layer_colormap["CumulativeSum"] == "gray"
+    assert "CumulativeSum" not in layer_colormap
 
 
 # ------------------------------------------------------------------ one palette in every figure
@@ -306,7 +310,7 @@ def test_no_latency_charts_without_a_profile(tmp_path):
     plan = trex.EnginePlan(trt11_plan_file(tmp_path / "t11"))
     figures = engine_figures(plan)
     for key in ("latency_by_type", "latency_distribution"):
-        assert "figure" not in figures[key] and "--exportProfile" in figures[key]["none"]
+        assert "figure" not in figures[key] and "--exportProfile" in figures[key]["error"]
     rollup = figures["precision_rollup"]
     assert rollup["title"] == "Layers by precision" and len(rollup["figure"]["data"]) == 1
 

@@ -8,17 +8,26 @@ import re
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 NVDA_GREEN = "#76b900"
 UNKNOWN_KEY_COLOR = "gray"
 # Keys that mean "not known": drawn in UNKNOWN_KEY_COLOR in every view.
 UNKNOWN_KEYS = frozenset({"", "None", "Unknown", "nan"})
 
+class ColorTable(defaultdict[Any, str]):
+    """A colour table (TREx's defaultdict): a key it does not name reads as the default colour and
+    is not added, so looking a colour up never changes what the table names."""
+
+    def __missing__(self, key: Any) -> str:
+        return self.default_factory() if self.default_factory else UNKNOWN_KEY_COLOR
+
+
 # One colour per tensor/layer precision (TREx's five plus every other TensorRT data type). FP32 is
 # a slightly deeper red than TREx's "red": white text on it reads at 4.6:1 (the report draws white;
 # black on pure red read poorly) and black still reaches 4.5:1 (Graphviz draws black text).
 # Families share a colour or a shade on purpose: INT4/UINT4; the integer index types are grays.
-precision_colormap: defaultdict[str | None, str] = defaultdict(lambda: UNKNOWN_KEY_COLOR, {
+precision_colormap: ColorTable = ColorTable(lambda: UNKNOWN_KEY_COLOR, {
     "INT8": NVDA_GREEN,
     "FP32": "#E51C20",  # red
     "FP16": "orange",
@@ -45,7 +54,7 @@ PRECISION_FAMILIES = (frozenset({"INT4", "UINT4"}),
 # One colour per layer type (TREx's table, extended to the types of TensorRT 10 and 11). No two
 # types are closer than CIE76 delta E 10, except the families below, which are one operation
 # under two names.
-layer_colormap: defaultdict[str, str] = defaultdict(lambda: UNKNOWN_KEY_COLOR, {
+layer_colormap: ColorTable = ColorTable(lambda: UNKNOWN_KEY_COLOR, {
     "Convolution": "#4682B4",  # SteelBlue
     "Deconvolution": "#7B68EE",  # MediumSlateBlue
     "ConvActPool": "#6495ED",  # CornflowerBlue
@@ -156,7 +165,7 @@ def text_color(fill: str | None) -> str:
     colour name; black when the colour is not understood).
 
     Black and white cannot both fall below 4.5:1: the better of the two is at least 4.58:1."""
-    if rgb(fill) is None:
+    if fill is None or rgb(fill) is None:
         return "black"
     return "black" if contrast_ratio(fill, "black") >= contrast_ratio(fill, "white") else "white"
 
@@ -256,4 +265,4 @@ def lab(color: str) -> tuple[float, float, float]:
 
 def delta_e(a: str, b: str) -> float:
     """CIE76 colour difference (about 2.3: just noticeable; below 10: easily confused side by side)."""
-    return sum((x - y) ** 2 for x, y in zip(lab(a), lab(b))) ** 0.5
+    return float(sum((x - y) ** 2 for x, y in zip(lab(a), lab(b))) ** 0.5)

@@ -18,8 +18,6 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from ..model.plan import EnginePlan
 from ..safety import escape_figure
 
@@ -56,19 +54,12 @@ def figure_json(fig: Any) -> dict[str, Any]:
     return data
 
 
-NO_PROFILE = "No per-layer profile: no latencies (trtexec --exportProfile)."
-
-
-def _collect(builders: Sequence[tuple[str, str, Callable[[], Any] | str]]) -> dict[str, Any]:
-    """``{key: {"title", "figure"}}``; a figure that fails is reported as ``{"title", "error"}``,
-    one without data (a builder given as text: why) as ``{"title", "none"}``."""
+def _collect(builders: Sequence[tuple[str, str, Callable[[], Any]]]) -> dict[str, Any]:
+    """``{key: {"title", "figure"}}``; a figure that fails is reported as ``{"title", "error"}``."""
     out: dict[str, Any] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for key, title, build in builders:
-            if isinstance(build, str):
-                out[key] = {"title": title, "none": build}
-                continue
             try:
                 out[key] = {"title": title, "figure": figure_json(build())}
             except ImportError:
@@ -105,19 +96,19 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
 
     perf = report.perf_overview_builders(plan)
     memory = report.memory_footprint_builders(plan)
-    latencies = plan.df["latency.avg_time"].to_numpy(dtype="float64")
-    profiled = bool(((latencies > 0) & np.isfinite(latencies)).any())
-    builders: list[tuple[str, str, Callable[[], Any] | str]] = [
+    profiled = plan.has_profile
+    builders: list[tuple[str, str, Callable[[], Any]]] = [
         ("latency_by_type", "Latency per layer type (ms)",
-         (lambda: perf["Latency per layer type (ms)"](title=None)) if profiled else NO_PROFILE),
+         lambda: perf["Latency per layer type (ms)"](title=None)),
         ("count_by_type", "Layers per type", lambda: perf["Count per layer type"](title=None)),
+        # without a profile, only the layer counts (not an empty latency pie beside them)
         ("precision_rollup", "Layers and latency by precision" if profiled else "Layers by precision",
          (lambda: perf["Precision rollup"](title=None)) if profiled else
          lambda: _precision_counts(plan)),
         ("precision_per_type", "Precision per layer type",
          lambda: report.precision_per_type_sunburst(plan.df)),
         ("latency_distribution", "Layer latency distribution",
-         (lambda: perf["Layer latency distribution"](title=None)) if profiled else NO_PROFILE),
+         lambda: perf["Layer latency distribution"](title=None)),
     ]
     for key, title in (("weights_distribution", "Weights footprint distribution per layer"),
                        ("activations_distribution", "Activations footprint distribution per layer"),
@@ -129,7 +120,7 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
     figures = _collect(builders)
     # A chart of values the inputs do not have says so, rather than drawing empty axes.
     unknown = {}
-    if not plan.has_profile:
+    if not profiled:
         unknown.update(dict.fromkeys(("latency_by_type", "latency_distribution"),
                                      "no per-layer profile (--exportProfile) was given"))
     if not plan.weights_known:

@@ -18,9 +18,8 @@
  */
 /** A DataFrame: column names and rows of JSON values. @typedef {{columns: string[], rows: any[][]}} Frame */
 /**
- * A plotly figure from Python (trex.report / trex.compare), why it could not be built (`error`),
- * or why it has nothing to show (`none`: no data, e.g. no per-layer profile).
- * @typedef {{title: string, figure?: {data: Object[], layout?: Object}, error?: string, none?: string}} PyFigure
+ * A plotly figure from Python (trex.report / trex.compare), or why it could not be built.
+ * @typedef {{title: string, figure?: {data: Object[], layout?: Object}, error?: string}} PyFigure
  */
 
 /**

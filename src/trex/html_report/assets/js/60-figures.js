@@ -163,7 +163,6 @@ function chartCard(parent, title, build, opts) {
  */
 function pyFigure(parent, fig, opts) {
   if (!fig) return null;
-  if (fig.none) return chartCard(parent, fig.title, () => null, Object.assign({ none: fig.none }, opts || {}));
   if (fig.error || !fig.figure) {
     const card = h('div', { class: 'chart-card' }, [h('h3', { text: fig.title }), h('div', { class: 'error-box', text: `Not available: ${fig.error}` })]);
     parent.append(card);
