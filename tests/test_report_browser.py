@@ -505,7 +505,7 @@ def test_layer_table_columns_fit_their_content(mobilenet, mobilenet_plan, tmp_pa
     page.mouse.move(split["x"] + 153, split["y"] + 200, steps=5)
     page.mouse.up()
     assert page.locator("#layer-pane").bounding_box()["width"] == pytest.approx(pane + 150, abs=3)
-    page.screenshot(path=str(tmp_path / "layer-table.png"))
+    page.screenshot(path=str(screenshot_path(tmp_path, "layer-table.png")))
     assert mobilenet.errors == []
 
 
@@ -526,7 +526,7 @@ def test_lint_evidence_is_readable_text(mobilenet, tmp_path):
     assert re.search(r"output bytes: 196\.0 KiB, output bytes if int8: 98\.0 KiB", joined)
     page.fill("#lint-search", "output bytes if int8")  # the readable text is searched too
     mobilenet.wait("() => !document.getElementById('lint-count').textContent.startsWith('79 ')")
-    page.screenshot(path=str(tmp_path / "lint.png"))
+    page.screenshot(path=str(screenshot_path(tmp_path, "lint.png")))
     assert mobilenet.errors == []
 
 
@@ -545,7 +545,7 @@ def test_layout_note_under_the_graph(browser, engines, tmp_path):
         below = report.js("""() => document.getElementById('graph-layout-note').getBoundingClientRect().top
             >= document.getElementById('graph-stage').getBoundingClientRect().bottom - 1""")
         assert below
-        report.page.screenshot(path=str(tmp_path / "layout-note.png"))
+        report.page.screenshot(path=str(screenshot_path(tmp_path, "layout-note.png")))
         assert report.errors == []
     finally:
         report.close()
@@ -583,9 +583,9 @@ def test_overview_of_a_trt11_plan(browser, engines, tmp_path, mobilenet_report):
         # no profile: the latency charts say so instead of drawing an empty axis
         assert "no per-layer profile (--exportProfile)" in page.text_content("#tab-overview")
         assert "Layers by precision" in page.text_content("#tab-overview")  # no empty latency pie
-        page.screenshot(path=str(tmp_path / "trt11-overview.png"), full_page=True)
+        page.screenshot(path=str(screenshot_path(tmp_path, "trt11-overview.png")), full_page=True)
         page.locator("#tab-overview").evaluate("s => { s.scrollTop = s.scrollHeight; }")
-        page.screenshot(path=str(tmp_path / "trt11-overview-bottom.png"))
+        page.screenshot(path=str(screenshot_path(tmp_path, "trt11-overview-bottom.png")))
         assert report.errors == []
     finally:
         report.close()
@@ -595,6 +595,6 @@ def test_overview_of_a_trt11_plan(browser, engines, tmp_path, mobilenet_report):
         assert note == ("Profiled with CUDA graph launches, separate profiling run; "
                         "host-device copies excluded.")
         assert report.page.locator("#io-profiles").count() == 0  # a plain engine: no such rows
-        report.page.screenshot(path=str(tmp_path / "mobilenet-overview.png"))
+        report.page.screenshot(path=str(screenshot_path(tmp_path, "mobilenet-overview.png")))
     finally:
         report.close()
