@@ -167,7 +167,7 @@ def device_rows(plan: EnginePlan) -> dict[str, str]:
     rows = {
         "Device": device.name,
         "Compute capability": None if device.compute_capability is None
-        else f"{device.compute_capability:g}",
+        else f"{device.compute_capability:.1f}",
         "SMs": device.sms,
         "Compute clock": None if device.compute_clock_ghz is None
         else f"{device.compute_clock_ghz:g} GHz",
