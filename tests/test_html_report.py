@@ -389,3 +389,14 @@ def test_compact_details_and_findings_decode_to_the_plain_rows(mobilenet):
     # coded layer columns decode to plan.df's
     assert decode(data["layers"]["precision"]) == mobilenet.df["precision"].tolist()
     assert decode(data["layers"]["tactic"]) == mobilenet.df["tactic"].fillna("").astype(str).tolist()
+
+
+def test_report_of_each_profile(engines, tmp_path):
+    """``trex report ENGINE --profiles``: the profiles of one engine as a comparison report."""
+    from trex.cli import main
+
+    out = tmp_path / "profiles.html"
+    log = engines / "trt10.16-multiprofile-oneline" / "log-main.py.log"
+    assert main(["report", str(log), "--profiles", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "log-main.py [profile 0]" in text and "log-main.py [profile 1]" in text

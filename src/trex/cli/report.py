@@ -7,9 +7,8 @@ import sys
 import time
 
 from ..errors import InputError
-from ..model.plan import EnginePlan
 from ..safety import safe_filename
-from .options import add_profile_options, engine_labels
+from .options import add_profile_options, add_profiles_option, engine_labels, load_plans
 from .output import warn
 from .progress import progress
 
@@ -34,6 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--loose", action="store_true",
                         help="align layers on the first input and output shapes only")
     add_profile_options(parser)
+    add_profiles_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -57,13 +57,14 @@ def _run(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     with progress("trex report") as shown:
-        plans = []
+        plans, paths = [], []
         for path in args.paths:
             shown.step(f"loading {path}")
-            plans.append(EnginePlan.from_path(path, profile_id=args.profile_id,
-                                              profile_run=args.profile_run))
+            found, origins = load_plans([path], args)
+            plans += found
+            paths += origins
         shown.layers(sum(len(plan.df) for plan in plans))
-        labels = engine_labels(args.paths, plans, args.names)
+        labels = engine_labels(paths, plans, args.names)
         shown.clear()
         for label, plan in zip(labels, plans):
             for warning in plan.warnings:
@@ -71,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             result = write_report(plans, args.output or default_output(labels), labels=labels,
                                   title=args.title, gpu=args.gpu, exact_matching=not args.loose,
-                                  paths=list(args.paths), progress=shown)
+                                  paths=paths, progress=shown)
         except ImportError as exc:
             raise InputError(None, str(exc)) from None
     for note in result.notes:
