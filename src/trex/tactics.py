@@ -392,7 +392,7 @@ def build_summary(source: Source) -> dict[str, Any]:
     chosen = log.chosen_pass
     kept = next((p for p in log.passes if p.index == chosen), None)
     layers = layer_tactics(log)
-    engine_rows = layers[layers["in_engine"].fillna(True).astype(bool)]
+    engine_rows = layers[[True if v is None or v != v else bool(v) for v in layers["in_engine"]]]
     compared = engine_rows.dropna(subset=["chosen_ms", "fastest_in_combination_ms"])
     elsewhere = compared[compared["faster_elsewhere"].astype(bool)]
     timed_runs = [r for r in log.runners if math.isfinite(r.seconds)]
