@@ -149,7 +149,7 @@ def normalise_tensor(tensor: dict[str, Any], odd: list[str] | None = None, layer
     if not isinstance(dims, list):
         lower = out.get("dimensions")
         dims = lower if isinstance(lower, list) else []
-    if not all(type(d) is int and -1 <= d <= MAX_DIMENSION for d in dims):
+    if not _plausible_dims(dims):
         clean = [_to_int(d) for d in dims]
         clean = [d if -1 <= d <= MAX_DIMENSION else -1 for d in clean]
         if odd is not None and clean != dims:
@@ -164,6 +164,15 @@ def normalise_tensor(tensor: dict[str, Any], odd: list[str] | None = None, layer
     else:
         out["Format/Datatype"] = str(out["Format/Datatype"])
     return out
+
+
+def _plausible_dims(dims: list[Any]) -> bool:
+    """Every dimension an int between -1 (dynamic) and MAX_DIMENSION (a loop: this runs per
+    tensor of big plans)."""
+    for d in dims:
+        if type(d) is not int or d < -1 or d > MAX_DIMENSION:
+            return False
+    return True
 
 
 def onnx_nodes(metadata: Any) -> list[str]:

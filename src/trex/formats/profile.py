@@ -125,6 +125,8 @@ def _trace_run(doc: list[Any], source: str) -> ProfileRun:
 
 
 def _number(value: Any) -> float | None:
+    if type(value) is float:  # the usual case
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
     try:

@@ -36,10 +36,13 @@ class LayerGraph:
     def producers(self) -> dict[str, list[Layer]]:
         """Tensor name -> the layers that write it (several for in-place concatenations)."""
         out: dict[str, list[Layer]] = {}
+        get = out.get
         for layer in self.all_layers:
             for t in layer.outputs:
-                writers = out.setdefault(t.name, [])
-                if not writers or writers[-1] is not layer:
+                writers = get(t.name)
+                if writers is None:
+                    out[t.name] = [layer]
+                elif writers[-1] is not layer:
                     writers.append(layer)
         return out
 
@@ -47,10 +50,13 @@ class LayerGraph:
     def consumers(self) -> dict[str, list[Layer]]:
         """Tensor name -> the layers that read it."""
         out: dict[str, list[Layer]] = {}
+        get = out.get
         for layer in self.all_layers:
             for t in layer.inputs:
-                readers = out.setdefault(t.name, [])
-                if not readers or readers[-1] is not layer:
+                readers = get(t.name)
+                if readers is None:
+                    out[t.name] = [layer]
+                elif readers[-1] is not layer:
                     readers.append(layer)
         return out
 

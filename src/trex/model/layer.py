@@ -20,7 +20,9 @@ def parameter_sizes(raw: dict[str, Any]) -> tuple[int, int, int]:
     """
     count = weights = bias = 0
     for key, value in raw.items():
-        if type(value) is not dict or "Count" not in value or "Type" not in value:
+        if type(value) is not dict:
+            continue
+        if "Count" not in value or "Type" not in value:
             continue
         try:
             n = int(value["Count"])
@@ -183,6 +185,8 @@ def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:
 
     kept = [layer for layer in layers if layer.type != "NoOp"]
     for layer in kept:
+        if not _reads_any(layer.inputs, forward) and not _reads_any(layer.outputs, backward):
+            continue
         inputs = [resolve(t) for t in layer.inputs]
         outputs = [backward.get(t.name, t) for t in layer.outputs]
         if any(a is not b for a, b in zip(inputs + outputs, layer.inputs + layer.outputs)):
@@ -191,3 +195,10 @@ def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:
             layer.raw_dict["Inputs"] = [t.raw for t in inputs]
             layer.raw_dict["Outputs"] = [t.raw for t in outputs]
     return kept
+
+
+def _reads_any(tensors: list[Activation], names: dict[str, Activation]) -> bool:
+    for t in tensors:
+        if t.name in names:
+            return True
+    return False

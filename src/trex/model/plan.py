@@ -127,7 +127,7 @@ class EnginePlan(LayerGraph):
 
         self.profile_count: int | None = None
         self.profile_runs = 0
-        self._raw_perf: list[dict[str, Any]] | None = None
+        self._profile_run: ProfileRun | None = None
         run = self._read_profile(inputs.profile, profile_run, cache) if inputs.profile else None
         self.has_profile = run is not None
         latencies = self._join_profile(run) if run is not None else []
@@ -170,25 +170,36 @@ class EnginePlan(LayerGraph):
                        f"first (choose with profile_run=0..{len(profile.runs) - 1})")
         run = validation.plausible_profile(profile.runs[index], self._warn)
         self.profile_count = run.count
-        self._raw_perf = [
-            {"name": r.name, "timeMs": r.time_ms, "averageMs": r.avg_ms, "medianMs": r.median_ms,
-             "percentage": r.percentage} for r in run.records
-        ]
+        self._profile_run = run
         return run
+
+    @property
+    def _raw_perf(self) -> list[dict[str, Any]] | None:
+        """TREx's raw profile records (``name``, ``timeMs``, ...), made when asked for."""
+        run = self._profile_run
+        if run is None:
+            return None
+        return [{"name": r.name, "timeMs": r.time_ms, "averageMs": r.avg_ms,
+                 "medianMs": r.median_ms, "percentage": r.percentage} for r in run.records]
 
     def _join_profile(self, run: ProfileRun) -> list[tuple[float, float, float, float] | None]:
         """Give each layer its profile row by name (duplicates taken in order), never by position."""
         rows: dict[str, deque[ProfileRecord]] = {}
         for record in run.records:
-            rows.setdefault(record.name, deque()).append(record)
+            queue = rows.get(record.name)
+            if queue is None:
+                rows[record.name] = deque((record,))
+            else:
+                queue.append(record)
         latencies: list[tuple[float, float, float, float] | None] = []
         unprofiled: list[str] = []
+        nan = math.nan
         for layer in self.layers:
             queue = rows.get(layer.name)
             if queue:
                 r = queue.popleft()
-                median = r.median_ms if r.median_ms is not None else math.nan
-                pct = r.percentage if r.percentage is not None else math.nan
+                median = r.median_ms if r.median_ms is not None else nan
+                pct = r.percentage if r.percentage is not None else nan
                 latencies.append((r.time_ms, r.avg_ms, median, pct))
             else:
                 latencies.append(None)
@@ -232,18 +243,20 @@ class EnginePlan(LayerGraph):
     def _compute_summary(self) -> None:
         df = self._df
         self.total_runtime = float(df["latency.avg_time"].sum()) if self.has_profile else math.nan
-        self.total_weights_size = int(sum(layer.weights_size for layer in self.layers))
+        self.total_weights_size = sum(df["weights_size"].tolist())  # exact Python ints
         # TREx's figure: every layer's inputs and outputs, so a tensor counts once per use.
-        self.total_act_size = int(sum(layer.total_io_size_bytes for layer in self.layers))
+        self.total_act_size = sum(df["total_io_size_bytes"].tolist())
         unique: dict[str, int] = {}
         dynamic = 0
+        get = unique.get
         for layer in self.layers:
-            for tensor in (*layer.inputs, *layer.outputs):
-                size = tensor.size_bytes
-                if size > unique.get(tensor.name, -1):
-                    unique[tensor.name] = size
-                if tensor.is_dynamic:
-                    dynamic += 1
+            for tensors in (layer.inputs, layer.outputs):
+                for tensor in tensors:
+                    size = tensor.size_bytes
+                    if size > get(tensor.name, -1):
+                        unique[tensor.name] = size
+                    if tensor.is_dynamic:
+                        dynamic += 1
         # The true footprint: each activation tensor once.
         self.total_activation_footprint = int(sum(unique.values()))
         self.dynamic_tensor_uses = dynamic  # tensor uses with a -1 (dynamic) dimension

@@ -23,7 +23,7 @@ def profile_of_name(name: str) -> int | None:
 
 def strip_profile(name: str) -> str:
     """The name without its ``[profile N]`` suffix."""
-    return PROFILE_RE.sub("", name)
+    return PROFILE_RE.sub("", name) if "[profile " in name else name
 
 
 def assign_profiles(layers: list[dict[str, Any]]) -> list[int]:

@@ -40,6 +40,11 @@ def check_graph(graph: LayerGraph, known_shapes: dict[str, tuple[int, ...]] | No
     producers: dict[str, int] = {}
     conflicts: list[str] = []
     for tensor, writers in graph.producers.items():
+        if len(writers) == 1:  # the usual case, kept cheap on big plans
+            row = index_of.get(id(writers[0]))
+            if row is not None:
+                producers[tensor] = row
+            continue
         rows = [index_of[id(w)] for w in writers if id(w) in index_of]
         if not rows:
             continue
@@ -97,6 +102,8 @@ def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[st
     """Layers on a cycle: Kahn's algorithm, then drop what only hangs below a cycle (linear).
 
     A loop's back-edge (into its Recurrence layer) is expected and left out."""
+    if _in_engine_order(layers, producers):
+        return []
     successors: list[set[int]] = [set() for _ in layers]
     indegree = [0] * len(layers)
     for index, layer in enumerate(layers):
@@ -134,6 +141,18 @@ def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[st
             if outdegree[prev] == 0:
                 leaves.append(prev)
     return [layers[i].name for i in sorted(remaining)]
+
+
+def _in_engine_order(layers: list[Layer], producers: dict[str, int]) -> bool:
+    """True when every layer reads only what earlier layers wrote (or a loop's back-edge): the
+    usual case, which has no cycle and needs no graph search."""
+    get = producers.get
+    for index, layer in enumerate(layers):
+        for tensor in layer.inputs:
+            src = get(tensor.name)
+            if src is not None and src >= index and not is_back_edge(layer.type, src, index):
+                return False
+    return True
 
 
 def check_profile_join(unmatched_rows: list[str], unprofiled: list[str], total_rows: int,
