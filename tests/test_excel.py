@@ -159,3 +159,14 @@ def test_cell_values_and_colors():
     assert cell_value([1, 2]) == "[1, 2]" and cell_value("x" * 40000) == "x" * 32767
     assert excel_color("#4682B4") == "#4682B4" and excel_color("rgba(114, 179, 24, 0.3)") == "#72B318"
     assert excel_color("orange") == "#FFA500" and excel_color("nonsense") is None
+
+
+def test_every_palette_colour_reaches_the_workbook():
+    """The charts colour series by the one palette: each of its colours (names included) converts."""
+    from trex.graph.colors import layer_colormap, precision_colormap
+
+    for colour in {*precision_colormap.values(), *layer_colormap.values()}:
+        converted = excel_color(colour)
+        assert converted is not None and len(converted) == 7, colour
+    assert excel_color("deepskyblue") == "#00BFFF" and excel_color("#76b900") == "#76B900"
+    assert excel_color("#abc") == "#AABBCC" and excel_color("rgb(300, 0, 0)") == "#FF0000"

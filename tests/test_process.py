@@ -152,6 +152,19 @@ def test_print_only_runs_nothing_but_the_version_query(fake, capsys):
     assert not fake.out.exists()
 
 
+def test_trex_spellings_of_the_steps_are_options_not_trtexec_arguments(fake, capsys):
+    """TREx's process_engine.py took --build_engine/--profile_engine/--draw_engine/--print_only."""
+    assert main(["process", str(fake.model), str(fake.out), "fp16", "--build_engine",
+                 "--trtexec", fake.exe, "--print_only"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].endswith("--skipInference --fp16")
+    assert "_engine" not in out[0] and "--print_only" not in out[0]
+    assert main(["process", str(fake.model), str(fake.out), "--profile_engine",
+                 "--draw_engine", "--trtexec", fake.exe, "--print_only"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and "--loadEngine=" in out[0]
+
+
 def test_print_only_without_trtexec(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     assert main(["process", "m.onnx", str(tmp_path / "o"), "--print-only"]) == 0
@@ -497,3 +510,20 @@ def test_process_restores_gpu_settings_when_profiling_fails(fake, monkeypatch):
                                         "reset_lock", "reset_app", "shutdown"]
     notes = [info["note"] for kind, info in events if kind == "gpu"]
     assert notes[-2:] == ["power limit restored to 250 W", "clocks unlocked"]
+
+
+def test_python_api_refuses_precision_flags_on_tensorrt_11(engines, tmp_path):
+    """TensorRT 11 networks are strongly typed: fp16=True is refused before anything is built."""
+    from trex.process import python_api
+    from trex.process.commands import UnsupportedOption
+
+    trt = fake_tensorrt(engines)
+    trt.__version__ = "11.1.0"
+    model = tmp_path / "resnet.onnx"
+    model.write_bytes(b"onnx")
+    with pytest.raises(UnsupportedOption, match=r"fp16=True cannot be honoured by TensorRT 11\.1.*"
+                                                r"modelopt\.onnx\.autocast"):
+        python_api.build_engine(model, tmp_path / "out", fp16=True, trt=trt)
+    assert not (tmp_path / "out").exists()
+    paths = python_api.build_engine(model, tmp_path / "out", trt=trt)  # typed by the model: built
+    assert paths.prefix.read_bytes() == b"\x00engine"

@@ -54,10 +54,15 @@ def _add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("outdir", metavar="OUTDIR")
     parser.add_argument("trtexec_args", nargs="*", metavar="TRTEXEC_ARG",
                         help="extra trtexec arguments (fp16 -> --fp16)")
-    parser.add_argument("--build", "-b", action="store_true", help="build the engine")
-    parser.add_argument("--profile", "-p", action="store_true", help="profile the engine")
-    parser.add_argument("--draw", "-d", action="store_true", help="draw the engine graph")
-    parser.add_argument("--print-only", action="store_true",
+    # TREx's process_engine.py spelled them --build_engine, --profile_engine, --draw_engine and
+    # --print_only: accepted too, so that its scripts run unchanged (not passed to trtexec).
+    parser.add_argument("--build", "-b", "--build_engine", action="store_true",
+                        help="build the engine")
+    parser.add_argument("--profile", "-p", "--profile_engine", action="store_true",
+                        help="profile the engine")
+    parser.add_argument("--draw", "-d", "--draw_engine", action="store_true",
+                        help="draw the engine graph")
+    parser.add_argument("--print-only", "--print_only", action="store_true",
                         help="print the trtexec command lines and exit")
     parser.add_argument("--trtexec", default=None, metavar="PATH",
                         help="trtexec executable (default: trtexec on PATH)")

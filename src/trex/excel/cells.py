@@ -15,30 +15,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..graph.colors import rgb
 from ..safety import spreadsheet_cell
 
 MAX_SHEET_NAME = 31  # Excel's limit
 MAX_CELL_TEXT = 32767
-_CSS = {"red": "#FF0000", "orange": "#FFA500", "lightgray": "#D3D3D3", "gray": "#808080",
-        "grey": "#808080", "darkgray": "#A9A9A9", "darkred": "#8B0000", "deepskyblue": "#00BFFF",
-        "plum": "#DDA0DD", "white": "#FFFFFF", "black": "#000000", "green": "#008000",
-        "blue": "#0000FF", "cyan": "#00FFFF", "yellow": "#FFFF00", "purple": "#800080"}
 _RGB = re.compile(r"rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)")
 
 
 def excel_color(color: Any) -> str | None:
-    """``#RRGGBB`` for a plotly colour (hex, ``rgb()``/``rgba()`` or a common CSS name), else None."""
+    """``#RRGGBB`` for a plotly colour (hex, ``rgb()``/``rgba()`` or a CSS name), else None."""
     if not isinstance(color, str):
         return None
-    text = color.strip()
-    if re.fullmatch(r"#[0-9A-Fa-f]{6}", text):
-        return text.upper()
-    if re.fullmatch(r"#[0-9A-Fa-f]{3}", text):
-        return "#" + "".join(c * 2 for c in text[1:]).upper()
-    m = _RGB.match(text)
-    if m:
-        return "#" + "".join(f"{min(int(v), 255):02X}" for v in m.groups())
-    return _CSS.get(text.lower())
+    m = _RGB.match(color.strip())
+    channels = tuple(min(int(v), 255) for v in m.groups()) if m else rgb(color)
+    return "#" + "".join(f"{c:02X}" for c in channels) if channels else None
 
 
 def figure_text(value: Any) -> Any:

@@ -173,6 +173,18 @@ def prepare_extra_args(flags: TrtexecFlags, args: list[str] | None,
 def _strongly_typed_message(flags: TrtexecFlags, refused: list[str],
                             model: str | os.PathLike | None) -> str:
     names = ", ".join(refused)
+    int8 = ("; --int8 remains only for calibration workflows (--int8 --calib=CACHE)"
+            if any(a.lower() == "--int8" for a in refused) else "")
+    verb = "is not a build option" if len(refused) == 1 else "are not build options"
+    return (f"{names} {verb} in TensorRT {flags.label}: 11.x networks are strongly typed, so "
+            f"precision comes from the model (Q/DQ nodes, ModelOpt AutoCast), not from trtexec "
+            f"flags; {strongly_typed_remedies(refused, model)}, then run again without "
+            f"{names}{int8}")
+
+
+def strongly_typed_remedies(refused: list[str], model: str | os.PathLike | None) -> str:
+    """How to get the precisions of refused shortcuts (``--fp16``, ``--int8``, ...) into a
+    strongly typed network: ModelOpt AutoCast or Q/DQ quantisation of the ONNX model."""
     kinds = {_PRECISION_SHORTCUTS[a.split("=", 1)[0].lower()] for a in refused}
     onnx = shlex.quote(os.fspath(model)) if model else "MODEL.onnx"
     low = next((a[2:].lower() for a in refused if a.lower() in ("--fp16", "--bf16")), "fp16")
@@ -185,12 +197,7 @@ def _strongly_typed_message(flags: TrtexecFlags, refused: list[str],
     if kinds & {"quantized", "both"}:
         remedies.append(f"for INT8/FP8/INT4/FP4 insert Q/DQ nodes with ModelOpt (python -m "
                         f"modelopt.onnx.quantization --onnx_path {onnx} --quantize_mode {mode})")
-    int8 = ("; --int8 remains only for calibration workflows (--int8 --calib=CACHE)"
-            if any(a.lower() == "--int8" for a in refused) else "")
-    verb = "is not a build option" if len(refused) == 1 else "are not build options"
-    return (f"{names} {verb} in TensorRT {flags.label}: 11.x networks are strongly typed, so "
-            f"precision comes from the model (Q/DQ nodes, ModelOpt AutoCast), not from trtexec "
-            f"flags; {'; '.join(remedies)}, then run again without {names}{int8}")
+    return "; ".join(remedies)
 
 
 def profiling_state(flags: TrtexecFlags, command: list[str],

@@ -17,7 +17,13 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import TrexError
-from .commands import ProcessPaths
+from .commands import (
+    ProcessPaths,
+    UnsupportedOption,
+    flags_for,
+    parse_version,
+    strongly_typed_remedies,
+)
 
 __all__ = ["build_engine", "make_profiler", "profile_engine", "profile_records"]
 
@@ -70,6 +76,15 @@ def build_engine(onnx_path: str | os.PathLike, outdir: str | os.PathLike, *, fp1
     """Build ``X.engine`` from an ONNX model; write ``X.build.log``, ``X.graph.json`` (inspector,
     detailed) and ``X.build.metadata.json``. Returns the paths."""
     trt = _tensorrt(trt)
+    flags = flags_for(parse_version(str(getattr(trt, "__version__", ""))))
+    shortcuts = ["--fp16"] * fp16 + ["--int8"] * int8
+    if flags.strongly_typed and shortcuts:  # 11.x: precision comes from the model
+        asked = " and ".join(f"{a[2:]}=True" for a in shortcuts)
+        raise UnsupportedOption(
+            f"{onnx_path}: {asked} cannot be honoured by TensorRT {flags.label}: its networks are "
+            f"strongly typed, so precision comes from the model (Q/DQ nodes, ModelOpt AutoCast), "
+            f"not from builder flags; {strongly_typed_remedies(shortcuts, onnx_path)}, then "
+            f"build without {asked}")
     paths = ProcessPaths.for_input(onnx_path, outdir)
     paths.outdir.mkdir(parents=True, exist_ok=True)
     lines: list[str] = [f"&&&& RUNNING TensorRT.trex_python_api [TensorRT v{_code(trt)}] # "
