@@ -123,6 +123,42 @@ def test_json_and_text_dump_of_one_engine_agree(engines, tmp_path, source):
 
 
 # ------------------------------------------------------------------ one decoder for every reader
+@pytest.mark.parametrize("variant", ["bom", "utf16", "latin1", "crlf"])
+def test_big_json_reads_the_same_whichever_path_parses_it(engines, tmp_path, variant):
+    """Big JSON files are parsed straight from their bytes; any file that path refuses (a BOM,
+    UTF-16, a stray Latin-1 byte) goes through the one decoder and gives the same plan."""
+    folder = engines / "trt8.6-resnet50-int8"
+    graph, profile = folder / "resnet50-int8.engine.graph.json", folder / "resnet50-int8.engine.profile.json"
+    assert graph.stat().st_size > 1 << 16  # big enough for the byte path
+    original = _quiet(lambda: trex.EnginePlan(graph, profile))
+    text = graph.read_text(encoding="utf-8")
+    first = original.df["Name"].iloc[0]
+    if variant == "bom":
+        data = b"\xef\xbb\xbf" + text.encode()
+    elif variant == "utf16":
+        data = text.encode("utf-16")
+    elif variant == "crlf":
+        data = text.replace("\n", "\r\n").encode()
+    else:  # one undecodable byte in the first layer's name
+        data = text.replace(f'"{first}"', f'"{first}\xe9"', 1).encode("latin-1")
+    copy_ = tmp_path / graph.name
+    copy_.write_bytes(data)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        again = trex.EnginePlan(copy_, profile)
+    assert len(again.df) == len(original.df)
+    latency = again.df["latency.avg_time"], original.df["latency.avg_time"]
+    assert latency[0].iloc[1:].tolist() == latency[1].iloc[1:].tolist()
+    replaced = [str(w.message) for w in caught if "undecodable bytes were replaced" in str(w.message)]
+    if variant == "latin1":
+        assert again.df["Name"].iloc[0] == first + "\ufffd" and replaced
+        assert math.isnan(latency[0].iloc[0])  # its profile row names the layer otherwise
+        assert again.df["Name"].iloc[1:].tolist() == original.df["Name"].iloc[1:].tolist()
+    else:
+        assert again.df["Name"].tolist() == original.df["Name"].tolist() and not replaced
+        assert latency[0].iloc[0] == latency[1].iloc[0]
+
+
 @pytest.mark.parametrize("log", LOGS)
 def test_utf16_copy_of_every_real_log_reads_like_the_original(engines, tmp_path, log):
     original = engines / log

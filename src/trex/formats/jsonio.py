@@ -37,6 +37,17 @@ def loads_documents(text: str, source: str = "") -> list[Any]:
         ) from None
 
 
+def parse_big_document(data: bytes) -> Any | None:
+    """A big file's bytes parsed as one strict JSON document straight from UTF-8 (orjson), with
+    no decoded copy of the text; None for anything else, which the lenient text path reads."""
+    if _FAST is None or len(data) <= 1 << 16 or data[:1] not in (b"{", b"["):
+        return None
+    try:
+        return _FAST(data)
+    except (ValueError, RecursionError):  # not UTF-8, several documents, NaN, a log, ...
+        return None
+
+
 def looks_like_json(text: str) -> bool:
     """True when the text starts like a JSON object or array."""
     stripped = text.lstrip("\ufeff \t\r\n")
@@ -46,7 +57,7 @@ def looks_like_json(text: str) -> bool:
     return bool(re.match(r"\[\s*(?:[\[{\"\]]|-?[\d.eE+-]+\s*[,\]]|true|false|null)", stripped))
 
 
-def _fast_parser() -> Callable[[str], Any] | None:
+def _fast_parser() -> Callable[[str | bytes], Any] | None:
     """orjson's ``loads`` when installed (``trex-explorer[fast]``): about twice as fast on big
     layer files, but strict, so anything it refuses is parsed again by the lenient path."""
     try:

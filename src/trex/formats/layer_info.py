@@ -12,9 +12,9 @@ import re
 from typing import Any
 
 from ..errors import InputError
-from .jsonio import loads_documents, looks_like_json
+from .jsonio import loads_documents, looks_like_json, parse_big_document
 from .records import LayerInfo
-from .text import Head, read_text
+from .text import Head, decode, read_bytes
 
 KIND = "layer_info"
 SEPARATORS = ("\x1e", "\x1f")
@@ -36,7 +36,11 @@ def read_layer_info(path: str | os.PathLike[str]) -> LayerInfo:
 
     source = os.fspath(path)
     warnings: list[str] = []
-    text = read_text(path, warnings)
+    data = read_bytes(path)
+    doc = parse_big_document(data)
+    if doc is not None:
+        return layer_info_from_json(doc, source)
+    text = decode(data, path, warnings)
     info = None
     if looks_like_json(text):
         info = layer_info_from_json(loads_documents(text, source)[0], source)

@@ -12,10 +12,10 @@ import statistics
 from typing import Any
 
 from ..errors import InputError
-from .jsonio import loads_documents, looks_like_json
+from .jsonio import loads_documents, looks_like_json, parse_big_document
 from .layer_info import clean_name
 from .records import Profile, ProfileRecord, ProfileRun
-from .text import Head, read_text
+from .text import Head, decode, read_bytes
 
 KIND = "profile"
 _KEYS = re.compile(r'"ph"\s*:|"timeMs"\s*:|"averageMs"\s*:|^\s*\[\s*\{\s*"count"\s*:')
@@ -30,7 +30,11 @@ def read_profile(path: str | os.PathLike[str]) -> Profile:
     """Read a per-layer profile from JSON (trtexec, Torch-TensorRT, Chrome trace) or a log."""
     source = os.fspath(path)
     warnings: list[str] = []
-    text = read_text(path, warnings)
+    data = read_bytes(path)
+    doc = parse_big_document(data)
+    if doc is not None:
+        return profile_from_json([doc], source)
+    text = decode(data, path, warnings)
     if looks_like_json(text):
         profile = profile_from_json(loads_documents(text, source), source)
         profile.warnings[:0] = warnings
