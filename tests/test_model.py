@@ -23,6 +23,7 @@ from helpers import DLA_ROWS, write_dla_profile
 from trex.formats import detect_kind
 from trex.formats.registry import InputCache
 from trex.html_report.payload import headline, layer_columns
+from trex.model.dataframe import _INT_COLUMNS
 from trex.model.facts import engine_facts
 from trex.onnx_map import layer_nodes
 from trex.summary import model_summary
@@ -394,3 +395,37 @@ def test_latency_shares_mean_the_same_in_every_table(engines):
         assert table["count"].sum() == len(plan.df)
     unprofiled = _quiet(lambda: trex.EnginePlan(engines / MNIST_LAYERS))
     assert latency_by_type(unprofiled)["latency_pct"].isna().all()
+
+
+def test_attribute_columns_follow_a_row_by_row_walk(engines, tmp_path):
+    """df's attribute columns, built group by group, equal a plain walk over the layers: values,
+    NaN where a layer lacks a key, dicts flattened to key.sub, columns in first-met order."""
+    doc = json.loads((engines / "trt8.6-resnet50-int8/resnet50-int8.engine.graph.json").read_text())
+    layers = doc["Layers"]
+    layers[3] = dict(reversed(list(layers[3].items())))  # another key order for one layer
+    layers[5]["Weights"] = 7  # a plain value where others hold {Type, Count}
+    layers[9]["Extra"] = {"b": 1, "a": [2, 3]}  # a dict attribute only one layer has
+    layers[2]["Late"] = "x"
+    mutated = tmp_path / "engine.graph.json"
+    mutated.write_text(json.dumps(doc))
+    plan = _quiet(lambda: trex.EnginePlan(mutated))
+    expected: dict[str, list[object]] = {}
+    n = len(plan.layers)
+    skip = {"Name", "LayerType", "ParameterType", "TacticName", "Inputs", "Outputs", "Metadata"}
+    for row, layer in enumerate(plan.layers):
+        for key, value in layer.raw_dict.items():
+            if key in skip:
+                continue
+            items = value.items() if isinstance(value, dict) else [(None, value)]
+            for sub, subvalue in items:
+                name = key if sub is None else f"{key}.{sub}"
+                expected.setdefault(name, [math.nan] * n)[row] = subvalue
+    attributes = [c for c in plan.df.columns if c in expected]
+    assert attributes == list(expected)
+    assert {"Weights", "Weights.Count", "Extra.b", "Extra.a", "Late"} <= set(attributes)
+    for name in attributes:
+        got = plan.df[name].tolist()
+        if name in _INT_COLUMNS:  # TREx's integer columns: 0 for absent
+            continue
+        assert [g if g == g else None for g in got] == \
+            [e if e == e else None for e in expected[name]], name

@@ -38,6 +38,8 @@ class VirtualTable {
     this.columns = opts.columns;
     this.items = [];
     this.view = [];
+    /** What the rows on screen show: a render of the same view and range keeps them. @type {{view: number[], first: number, last: number}|null} */
+    this.drawn = null;
     this.selected = -1;
     this.sortKey = opts.sortKey || null;
     this.sortDir = opts.sortDir || 1;
@@ -205,6 +207,11 @@ class VirtualTable {
     const height = this.body.clientHeight || 600;
     const first = Math.max(0, Math.floor(top / rh) - 8);
     const last = Math.min(this.view.length, Math.ceil((top + height) / rh) + 8);
+    const drawn = this.drawn;
+    // Rows already on screen stay: replacing them between a press and its release would turn
+    // the click into one on the canvas, and a resize or scroll within the range changes nothing.
+    if (drawn && drawn.view === this.view && drawn.first === first && drawn.last === last) return;
+    this.drawn = { view: this.view, first, last };
     const frag = document.createDocumentFragment();
     for (let p = first; p < last; p++) {
       const item = this.view[p];
