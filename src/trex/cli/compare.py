@@ -96,12 +96,7 @@ def _onnx_note(missing: list[str], names: list[str]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the comparison; 1 if the regression gate fails."""
     with progress("trex compare") as shown:
-        plans, paths = [], []
-        for path in args.paths:
-            shown.step(f"loading {path}")
-            found, origins = load_plans([path], args)
-            plans += found
-            paths += origins
+        plans, paths = load_plans(args.paths, args, lambda path: shown.step(f"loading {path}"))
         if len(plans) < 2:
             raise InputError(None, "compare needs at least two engines (or --profiles on an engine "
                                    "with several optimisation profiles)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import InputError
@@ -27,11 +28,15 @@ def add_profiles_option(parser: argparse.ArgumentParser) -> None:
                              "own (e.g. the prefill and decode profiles of one LLM engine)")
 
 
-def load_plans(paths: list[str], args: argparse.Namespace) -> tuple[list[EnginePlan], list[str]]:
-    """The plans the user named (every profile of each with ``--profiles``) and each one's path."""
+def load_plans(paths: list[str], args: argparse.Namespace,
+               on_path: Callable[[str], object] | None = None) -> tuple[list[EnginePlan], list[str]]:
+    """The plans the user named (every profile of each with ``--profiles``) and each one's path;
+    ``on_path`` is told each path before it loads (a progress line)."""
     plans: list[EnginePlan] = []
     origins: list[str] = []
     for path in paths:
+        if on_path is not None:
+            on_path(path)
         if getattr(args, "each_profile", False):
             if args.profile_id is not None:
                 raise InputError(None, "--profiles and --profile-id exclude each other")

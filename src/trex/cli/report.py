@@ -57,12 +57,7 @@ def _run(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     with progress("trex report") as shown:
-        plans, paths = [], []
-        for path in args.paths:
-            shown.step(f"loading {path}")
-            found, origins = load_plans([path], args)
-            plans += found
-            paths += origins
+        plans, paths = load_plans(args.paths, args, lambda path: shown.step(f"loading {path}"))
         shown.layers(sum(len(plan.df) for plan in plans))
         labels = engine_labels(paths, plans, args.names)
         shown.clear()

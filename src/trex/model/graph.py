@@ -35,30 +35,12 @@ class LayerGraph:
     @cached_property
     def producers(self) -> dict[str, list[Layer]]:
         """Tensor name -> the layers that write it (several for in-place concatenations)."""
-        out: dict[str, list[Layer]] = {}
-        get = out.get
-        for layer in self.all_layers:
-            for t in layer.outputs:
-                writers = get(t.name)
-                if writers is None:
-                    out[t.name] = [layer]
-                elif writers[-1] is not layer:
-                    writers.append(layer)
-        return out
+        return _users(self.all_layers, "outputs")
 
     @cached_property
     def consumers(self) -> dict[str, list[Layer]]:
         """Tensor name -> the layers that read it."""
-        out: dict[str, list[Layer]] = {}
-        get = out.get
-        for layer in self.all_layers:
-            for t in layer.inputs:
-                readers = get(t.name)
-                if readers is None:
-                    out[t.name] = [layer]
-                elif readers[-1] is not layer:
-                    readers.append(layer)
-        return out
+        return _users(self.all_layers, "inputs")
 
     def get_bindings(self) -> tuple[list[Activation], list[Activation]]:
         """(input bindings, output bindings) as Activations, each tensor once, in graph order."""
@@ -85,6 +67,20 @@ class LayerGraph:
     def stream_count(self) -> int:
         """Number of CUDA streams the layers run on (auxiliary streams: StreamId > 0)."""
         return max(1, len({layer.stream for layer in self.layers}))
+
+
+def _users(layers: list[Layer], side: str) -> dict[str, list[Layer]]:
+    """Tensor name -> the layers with it among their ``side`` ("inputs"/"outputs"), each once."""
+    out: dict[str, list[Layer]] = {}
+    get = out.get
+    for layer in layers:
+        for t in getattr(layer, side):
+            users = get(t.name)
+            if users is None:
+                out[t.name] = [layer]
+            elif users[-1] is not layer:
+                users.append(layer)
+    return out
 
 
 def infer_bindings(layers: list[Layer]) -> list[str]:
