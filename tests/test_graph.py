@@ -172,6 +172,26 @@ def test_colours_by_type_and_precision(engines):
     assert all(n.attrs["fillcolor"] == "gray" and n.attrs["shape"] == "rectangle" for n in users)
 
 
+def test_dot_node_text_reads_on_its_fill(engines):
+    """Graphviz drawings choose each node's text colour as the report does: the more readable of
+    black and white on its fill (white on FP32 red), and cells with their own colour likewise."""
+    from trex.graph.colors import contrast_ratio, text_color
+    from trex.graph.formatters import html_table
+
+    plan = load(engines, "trex-mobilenet-qat")
+    for formatter in (layer_type_formatter, layer_precision_formatter, layer_latency_formatter(plan)):
+        nodes = [n for n in DotGraph(plan, formatter).nodes if n.kind == "layer"]
+        for node in nodes:
+            fill, ink = node.attrs["fillcolor"], node.attrs["fontcolor"]
+            assert ink == text_color(fill) and contrast_ratio(fill, ink) >= 4.5, (fill, ink)
+    by_precision = DotGraph(plan, layer_precision_formatter)
+    fp32 = [n for n in by_precision.nodes if n.kind == "layer" and n.layer.precision == "FP32"]
+    assert len(fp32) == 4 and {n.attrs["fontcolor"] for n in fp32} == {"white"}
+    assert 'fontcolor="white"' in by_precision.source or "fontcolor=white" in by_precision.source
+    cell = html_table([("Convolution", None), ("Conv(input0) + input1", "lightblue")])
+    assert '<TD BGCOLOR="lightblue"><FONT COLOR="black">Conv(input0) + input1</FONT></TD>' in cell
+
+
 def test_precision_table_covers_every_type():
     for precision in ("FP32", "TF32", "FP16", "BF16", "FP8", "INT8", "INT4", "FP4", "INT32",
                       "INT64", "Bool"):

@@ -19,6 +19,7 @@ from .colors import (
     latency_color,
     layer_colormap,
     precision_colormap,
+    text_color,
 )
 from .escape import HtmlLabel, RecordLabel, clean, html_text, record_text
 
@@ -81,8 +82,10 @@ def layer_type_color(layer: Layer) -> str:
 
 def layer_type_formatter(layer: Layer) -> dict[str, str]:
     """Format DOT nodes by layer type."""
+    fill = layer_type_color(layer)
     return {"shape": "Mrecord", "style": "filled", "tooltip": layer_tooltip(layer),
-            "fillcolor": layer_type_color(layer), "color": "lightgray", "fontname": "Helvetica"}
+            "fillcolor": fill, "fontcolor": text_color(fill), "color": "lightgray",
+            "fontname": "Helvetica"}
 
 
 def layer_precision_formatter(layer: Layer) -> dict[str, str]:
@@ -90,7 +93,8 @@ def layer_precision_formatter(layer: Layer) -> dict[str, str]:
     key = layer.precision if isinstance(layer.precision, str) else str(layer.precision)
     fill = key_color(key, precision_colormap)
     return {"shape": "Mrecord", "style": "filled", "tooltip": layer_tooltip(layer),
-            "fillcolor": fill, "color": "lightgray", "fontname": "Helvetica"}
+            "fillcolor": fill, "fontcolor": text_color(fill), "color": "lightgray",
+            "fontname": "Helvetica"}
 
 
 class LatencyHeatmapFormatter:
@@ -105,9 +109,9 @@ class LatencyHeatmapFormatter:
         tooltip = layer_tooltip(layer)
         if latency:
             tooltip = f"latency:{format_latency(latency)}\n{tooltip}"
-        return {"shape": "Mrecord", "style": "filled", "tooltip": tooltip,
-                "fillcolor": latency_color(latency, self.max_latency), "color": "lightgray",
-                "fontname": "Helvetica"}
+        fill = latency_color(latency, self.max_latency)
+        return {"shape": "Mrecord", "style": "filled", "tooltip": tooltip, "fillcolor": fill,
+                "fontcolor": text_color(fill), "color": "lightgray", "fontname": "Helvetica"}
 
 
 def plan_latencies(plan: PlanLike, latency_type: str = "avg_time") -> dict[str, float]:
@@ -188,7 +192,10 @@ def html_table(rows: Sequence[Row]) -> HtmlLabel:
         body = html_text(text)
         if i == 0:
             body = f"<B>{body}</B>"
-        bg = f' BGCOLOR="{html_text(color)}"' if color else ""
+        bg = ""
+        if color:  # a cell of its own colour: its own readable text colour
+            bg = f' BGCOLOR="{html_text(color)}"'
+            body = f'<FONT COLOR="{text_color(color)}">{body}</FONT>'
         cells.append(f"<TR><TD{bg}>{body}</TD></TR>")
     return HtmlLabel('<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4" '
                      f'COLOR="transparent">{"".join(cells)}</TABLE>')
