@@ -24,6 +24,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from .model.layer import Layer
 from .model.plan import EnginePlan
 
 TENSORRT = "(TensorRT)"  # pseudo-node of layers that no ONNX node produced
@@ -121,8 +122,13 @@ def strip_node_suffixes(token: str) -> str:
 
 def nodes_from_name(name: str) -> list[str]:
     """The ONNX nodes a fused layer's name lists (``a + PWN(b, c)`` -> ``[a, b, c]``)."""
+    return list(_nodes_from_name(name))
+
+
+@lru_cache(maxsize=16384)  # the linters, the mapping and the report ask for the same layers' nodes
+def _nodes_from_name(name: str) -> tuple[str, ...]:
     if _TENSORRT_NAME_RE.search(name):
-        return []
+        return ()
     nodes = []
     for part in _SPLIT_RE.split(name):
         part = part.strip()
@@ -133,10 +139,12 @@ def nodes_from_name(name: str) -> list[str]:
         part = part.rstrip(")").strip() if part.count(")") > part.count("(") else part.strip()
         if part and not _INITIALIZER_RE.search(part):
             nodes.append(part)
-    return nodes
+    return tuple(nodes)
 
 
-def _nodes_of(layer, use_names: bool) -> tuple[list[str], str]:
+def layer_onnx_nodes(layer: Layer, use_names: bool = True) -> tuple[list[str], str]:
+    """The ONNX nodes a layer implements and where they came from: its ``Metadata``, else (with
+    ``use_names``) the node names its fused name lists (``name``), else none (``none``)."""
     nodes = list(layer.onnx_nodes)
     if nodes:
         return nodes, "Metadata"
@@ -158,7 +166,7 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
     layer_col, type_col, node_col, op_col, source_col, count_col, idx_col, weight_col = \
         [], [], [], [], [], [], [], []
     for index, layer in enumerate(plan.layers):
-        nodes, source = _nodes_of(layer, use_names)
+        nodes, source = layer_onnx_nodes(layer, use_names)
         if not nodes:
             nodes = [TENSORRT]
         ops = [TENSORRT if n == TENSORRT else onnx_op_type(n) for n in nodes]
@@ -217,7 +225,7 @@ def latency_by_onnx_op(plan: EnginePlan, use_names: bool = True, split: str = "d
 
 def layer_nodes(plan: EnginePlan, use_names: bool = True) -> pd.DataFrame:
     """One row per engine layer: the ONNX nodes it fused, their op types and how many."""
-    rows = [_nodes_of(layer, use_names) for layer in plan.layers]
+    rows = [layer_onnx_nodes(layer, use_names) for layer in plan.layers]
     latency = plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else np.zeros(0)
     return pd.DataFrame({
         "layer": [layer.name for layer in plan.layers],

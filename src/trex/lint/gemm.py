@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..compute.model import GEMM_TYPES, gemm_cost, layer_cost
 from ..kernels import classify_tactic, uses_tensor_cores
 from ..model.layer import Layer
-from ..onnx_map import nodes_from_name, onnx_op_type
+from ..onnx_map import layer_onnx_nodes, onnx_op_type
 from .base import Finding, Linter, rank
 
 __all__ = ["GemmAlignmentLinter", "TensorCoreGemmLinter", "is_gemm_layer", "uses_tensor_cores"]
@@ -22,7 +22,7 @@ def is_gemm_layer(layer: Layer) -> bool:
         return False
     if "Gemm" in (layer.subtype or ""):
         return True
-    nodes = layer.onnx_nodes or nodes_from_name(layer.name)
+    nodes, _ = layer_onnx_nodes(layer)
     return any(onnx_op_type(n) in _GEMM_OPS for n in nodes)
 
 

@@ -6,7 +6,7 @@ import re
 
 from ..model.layer import Layer
 from ..model.profiles import strip_profile
-from ..onnx_map import nodes_from_name, onnx_op_type
+from ..onnx_map import layer_onnx_nodes, onnx_op_type
 from .base import Finding, Linter
 
 _QDQ_OPS = {"QuantizeLinear", "DequantizeLinear"}
@@ -37,9 +37,7 @@ class QDQLinter(Linter):
     description = "Unfused Quantize/Dequantize layers"
 
     def _qdq_ops(self, layer: Layer) -> list[str]:
-        nodes = list(layer.onnx_nodes)
-        if not nodes and _QDQ_NAME_RE.search(layer.name):
-            nodes = nodes_from_name(layer.name)
+        nodes, _ = layer_onnx_nodes(layer, use_names=bool(_QDQ_NAME_RE.search(layer.name)))
         return [onnx_op_type(n) for n in nodes]
 
     def _is_unfused(self, layer: Layer) -> bool:
