@@ -146,9 +146,12 @@ def normalise_tensor(tensor: dict[str, Any], odd: list[str] | None = None, layer
 
     A dimension that is not a size (below -1, beyond 2**48, not a number) becomes -1 (dynamic) and
     the layer's name is appended to ``odd``."""
-    out = tensor  # normalised in place
-    name = out.get("Name", "")
-    out["Name"] = clean_name(name if isinstance(name, str) else str(name))
+    out = tensor  # normalised in place, written only where it changes (big plans: 100,000s)
+    name = out.get("Name")
+    if type(name) is not str:
+        out["Name"] = clean_name("" if "Name" not in out else str(name))
+    elif "\x1e" in name or "\x1f" in name:
+        out["Name"] = clean_name(name)
     dims = out.get("Dimensions")
     if not isinstance(dims, list):
         lower = out.get("dimensions")
@@ -159,13 +162,14 @@ def normalise_tensor(tensor: dict[str, Any], odd: list[str] | None = None, layer
         if odd is not None and clean != dims:
             odd.append(layer)
         dims = clean
-    out["Dimensions"] = dims
+    if out.get("Dimensions") is not dims:
+        out["Dimensions"] = dims
     if "Format/Datatype" not in out:
         # TensorRT 11 splits the key: DataType (or Datatype) and Format.
         dtype = str(out.get("DataType", out.get("Datatype", "")) or "")
         fmt = str(out.get("Format", "") or "")
         out["Format/Datatype"] = f"{fmt} {dtype}".strip() if dtype not in fmt else fmt
-    else:
+    elif type(out["Format/Datatype"]) is not str:
         out["Format/Datatype"] = str(out["Format/Datatype"])
     return out
 

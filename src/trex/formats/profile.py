@@ -83,8 +83,12 @@ def _records_run(doc: list[Any], source: str, warnings: list[str]) -> ProfileRun
             count = int(found) if found is not None and math.isfinite(found) and found >= 0 else None
             continue
         name = item.get("name")
-        time_ms = _number(item.get("timeMs"))
-        avg_ms = _number(item.get("averageMs"))
+        time_ms = item.get("timeMs")
+        if type(time_ms) is not float:  # floats, the usual case, need no conversion
+            time_ms = _number(time_ms)
+        avg_ms = item.get("averageMs")
+        if type(avg_ms) is not float:
+            avg_ms = _number(avg_ms)
         if not isinstance(name, str) or (time_ms is None and avg_ms is None):
             bad += 1
             continue

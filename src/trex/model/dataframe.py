@@ -9,8 +9,10 @@ the layer-information file. Dict-valued attributes (``Weights``, ``Bias``) are f
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .layer import Layer
@@ -36,7 +38,7 @@ def layers_dataframe(
     nan = math.nan
     missing = (nan, nan, nan, nan)
     lat = [(latencies[i] or missing) if i < len(latencies) else missing for i in range(n)]
-    columns: dict[str, list[Any]] = {
+    columns: dict[str, Any] = {
         "Name": [layer.name for layer in layers],
         "type": [layer.type for layer in layers],
         "subtype": [layer.subtype for layer in layers],
@@ -47,14 +49,16 @@ def layers_dataframe(
         "Outputs": [layer.raw_dict["Outputs"] for layer in layers],
         "precision": [layer.precision for layer in layers],
         "output_precision": [layer.output_precision for layer in layers],
-        "total_io_size_bytes": [layer.total_io_size_bytes for layer in layers],
-        "weights_size": [layer.weights_size for layer in layers],
-        "bias_size": [layer.bias_size for layer in layers],
-        "total_footprint_bytes": [layer.total_footprint_bytes for layer in layers],
-        "latency.time": [x[0] for x in lat],
-        "latency.avg_time": [x[1] for x in lat],
-        "latency.median_time": [x[2] for x in lat],
-        "latency.pct_time": [x[3] for x in lat],
+        # Numbers as typed arrays: pandas need not infer their type (int64 sizes are clamped by
+        # Layer; latencies are floats or NaN).
+        "total_io_size_bytes": _int64s(layer.total_io_size_bytes for layer in layers),
+        "weights_size": _int64s(layer.weights_size for layer in layers),
+        "bias_size": _int64s(layer.bias_size for layer in layers),
+        "total_footprint_bytes": _int64s(layer.total_footprint_bytes for layer in layers),
+        "latency.time": _floats(x[0] for x in lat),
+        "latency.avg_time": _floats(x[1] for x in lat),
+        "latency.median_time": _floats(x[2] for x in lat),
+        "latency.pct_time": _floats(x[3] for x in lat),
         "Metadata": [layer.onnx_nodes for layer in layers],
     }
     if profile_ids is not None:
@@ -87,6 +91,14 @@ def layers_dataframe(
     for col in LATENCY_COLUMNS:
         df[col] = df[col].astype("float64")
     return df
+
+
+def _int64s(values: Iterable[int]) -> np.ndarray:
+    return np.fromiter(values, dtype=np.int64)
+
+
+def _floats(values: Iterable[float]) -> np.ndarray:
+    return np.fromiter(values, dtype=np.float64)
 
 
 def _put(columns: dict[str, list[Any]], key: str, index: int, value: Any, n: int) -> None:

@@ -26,10 +26,17 @@ class LayerGraph:
 
     def _set_layers(self, all_layers: list[Layer], bindings: list[str]) -> None:
         self.all_layers: list[Layer] = all_layers
-        self.constants: list[Layer] = [layer for layer in all_layers if layer.type == "Constant"]
-        self.sync_layers: list[Layer] = [layer for layer in all_layers if layer.type in SYNC_TYPES]
-        self.layers: list[Layer] = [layer for layer in all_layers
-                                    if layer.type != "Constant" and layer.type not in SYNC_TYPES]
+        self.constants: list[Layer] = []
+        self.sync_layers: list[Layer] = []
+        self.layers: list[Layer] = []
+        for layer in all_layers:  # one pass: big plans have tens of thousands of layers
+            kind = layer.type
+            if kind == "Constant":
+                self.constants.append(layer)
+            elif kind in SYNC_TYPES:
+                self.sync_layers.append(layer)
+            else:
+                self.layers.append(layer)
         self.bindings: list[str] = bindings
 
     @cached_property
@@ -54,13 +61,16 @@ class LayerGraph:
         produced = {t.name for layer in self.layers for t in layer.outputs}
         inputs: dict[str, Activation] = {}
         outputs: dict[str, Activation] = {}
-        for layer in self.layers:
+        for layer in self.layers:  # strip_profile inlined: this runs once per tensor use
             for tensor in layer.inputs:
-                if strip_profile(tensor.name) in names and tensor.name not in produced:
-                    inputs.setdefault(tensor.name, tensor)
+                name = tensor.name
+                if (strip_profile(name) if "[profile " in name else name) in names \
+                        and name not in produced:
+                    inputs.setdefault(name, tensor)
             for tensor in layer.outputs:
-                if strip_profile(tensor.name) in names:
-                    outputs.setdefault(tensor.name, tensor)
+                name = tensor.name
+                if (strip_profile(name) if "[profile " in name else name) in names:
+                    outputs.setdefault(name, tensor)
         return list(inputs.values()), list(outputs.values())
 
     @property

@@ -61,8 +61,8 @@ class Layer:
         # The ONNX nodes the layer implements (readers give Metadata as a list of node names).
         self.onnx_nodes: list[str] = self.metadata if type(self.metadata) is list else []
         stream = raw_dict.get("StreamId")
-        self.stream: int = stream if type(stream) is int and 0 <= stream < 1 << 31 \
-            else stream_id(stream)
+        self.stream: int = 0 if stream is None else stream \
+            if type(stream) is int and 0 <= stream < 1 << 31 else stream_id(stream)
         tactic = raw_dict.get("TacticName")
         self.tactic: str = tactic if isinstance(tactic, str) and tactic else "TensorRT"
         self.inputs = [Activation(t) for t in raw_dict.get("Inputs", ())]

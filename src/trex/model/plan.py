@@ -147,7 +147,7 @@ class EnginePlan(LayerGraph):
             raise InputError(self.graph_file, f"no layers for profile {profile_id} (profiles "
                                               f"present: {', '.join(map(str, self.profiles))})")
         _disambiguate_names(raw_layers)
-        self._raw_layer_names = {raw["Name"] for raw in raw_layers}
+        self._raw_layers = raw_layers  # for profile rows of layers the plan folds away
         bindings = _bindings_for_profile(info.bindings, self.profile_id)
         layers = [Layer(raw) for raw in raw_layers]
         self.dla = mark_dla(layers)
@@ -184,29 +184,34 @@ class EnginePlan(LayerGraph):
 
     def _join_profile(self, run: ProfileRun) -> list[tuple[float, float, float, float] | None]:
         """Give each layer its profile row by name (duplicates taken in order), never by position."""
-        rows: dict[str, deque[ProfileRecord]] = {}
+        first: dict[str, ProfileRecord] = {}  # a name's first row; later rows of it queue in `more`
+        more: dict[str, deque[ProfileRecord]] = {}
         for record in run.records:
-            queue = rows.get(record.name)
-            if queue is None:
-                rows[record.name] = deque((record,))
+            if record.name in first:
+                more.setdefault(record.name, deque()).append(record)
             else:
-                queue.append(record)
+                first[record.name] = record
         latencies: list[tuple[float, float, float, float] | None] = []
         unprofiled: list[str] = []
         nan = math.nan
         for layer in self.layers:
-            queue = rows.get(layer.name)
-            if queue:
-                r = queue.popleft()
+            r = first.pop(layer.name, None)
+            if r is None and layer.name in more:
+                queue = more[layer.name]
+                r = queue.popleft() if queue else None
+            if r is not None:
                 median = r.median_ms if r.median_ms is not None else nan
                 pct = r.percentage if r.percentage is not None else nan
                 latencies.append((r.time_ms, r.avg_ms, median, pct))
             else:
                 latencies.append(None)
                 unprofiled.append(layer.name)
-        ignored = self._raw_layer_names
-        unmatched = [name for name, queue in rows.items() for _ in queue
-                     if name not in ignored and (profile_of_name(name) or 0) == self.profile_id]
+        unmatched: list[str] = []
+        if first or any(more.values()):  # rows no layer took, in the profile's order
+            ignored = {raw["Name"] for raw in self._raw_layers}
+            unmatched = [name for name in dict.fromkeys(r.name for r in run.records)
+                         for _ in range((name in first) + len(more.get(name, ())))
+                         if name not in ignored and (profile_of_name(name) or 0) == self.profile_id]
         self._warn_all(validation.check_profile_join(
             unmatched, unprofiled, len(run.records), len(self.layers)))
         self._warn_all(validation.check_percentages([r.percentage for r in run.records]))
@@ -324,6 +329,8 @@ def _version(cache: InputCache, inputs: loader.PlanInputs) -> str | None:
 
 def _disambiguate_names(raw_layers: list[dict[str, Any]]) -> None:
     """TREx appends ``_N`` to the second and later layers of a repeated name."""
+    if len({raw["Name"] for raw in raw_layers}) == len(raw_layers):
+        return  # the usual case: every name once
     seen: dict[str, int] = {}
     for raw in raw_layers:
         name = raw["Name"]

@@ -47,7 +47,7 @@ def select_profile(
     layers: list[dict[str, Any]], profile_id: int | None
 ) -> tuple[list[dict[str, Any]], list[int]]:
     """Keep the layers of one profile (None means profile 0); also return the profiles present."""
-    if not any("[profile " in str(layer.get("Name", "")) for layer in layers):
+    if not any("[profile " in layer["Name"] for layer in layers):  # readers give str names
         # Single-profile engine: layers of profile N >= 1 always have some suffixed names.
         return (list(layers) if not profile_id else []), [0]
     profiles = assign_profiles(layers)

@@ -36,22 +36,18 @@ def check_graph(graph: LayerGraph, known_shapes: dict[str, tuple[int, ...]] | No
     known_shapes = known_shapes or {}
     warnings: list[str] = []
     layers = graph.layers
-    index_of = {id(layer): i for i, layer in enumerate(layers)}
-    producers: dict[str, int] = {}
-    conflicts: list[str] = []
-    for tensor, writers in graph.producers.items():
-        if len(writers) == 1:  # the usual case, kept cheap on big plans
-            row = index_of.get(id(writers[0]))
-            if row is not None:
-                producers[tensor] = row
-            continue
-        rows = [index_of[id(w)] for w in writers if id(w) in index_of]
-        if not rows:
-            continue
-        producers[tensor] = rows[-1]
-        readers = graph.consumers.get(tensor, [])
-        if len(rows) > 1 and not disjoint_slices(tensor, writers, readers, known_shapes.get(tensor)):
-            conflicts.append(tensor)
+    producers: dict[str, int] = {}  # tensor -> the row of its last writer among the layers
+    several: list[str] = []  # tensors more than one layer writes
+    for row, layer in enumerate(layers):
+        for t in layer.outputs:
+            previous = producers.get(t.name)
+            if previous is not None and previous != row:
+                several.append(t.name)
+            producers[t.name] = row
+    multiple = set(several)
+    conflicts = [tensor for tensor in (producers if multiple else ()) if tensor in multiple and
+                 not disjoint_slices(tensor, graph.producers[tensor], graph.consumers.get(tensor, []),
+                                     known_shapes.get(tensor))]
     if conflicts:
         warnings.append(f"{len(conflicts)} tensors are written by more than one layer, and not "
                         f"as disjoint slices of an in-place concatenation: {sample(conflicts)}")
@@ -251,4 +247,6 @@ def plausible_times(frame: pd.DataFrame, source: str) -> list[str]:
 
 def duplicated_names(names: list[str]) -> list[str]:
     """Layer names that occur more than once."""
+    if len(set(names)) == len(names):
+        return []  # the usual case, without counting
     return [name for name, n in Counter(names).items() if n > 1]
