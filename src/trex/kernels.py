@@ -162,9 +162,7 @@ def _library(lower: str) -> str | None:
                            ("cudnn", "cuDNN"), ("xmma", "CASK (xmma)")):
         if token in lower:
             return library
-    if _LEGACY.search(lower):
-        return "cuBLAS"  # <arch>_sgemm / _h16816gemm: cuBLAS GEMM kernels
-    return None
+    return None  # a cuDNN/cuBLAS-style GEMM name (_h16816gemm) gets its library in _legacy
 
 
 def _operation(lower: str, xmma: re.Match | None) -> str | None:

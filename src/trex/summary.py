@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from .model.facts import MISSING, engine_facts, summary_dict
+from .model.facts import MISSING, engine_facts, show, summary_dict
 from .model.plan import EnginePlan
 
 _TACTIC_HASH_RE = re.compile(r"_0x[0-9a-fA-F]+$")
@@ -115,11 +115,11 @@ def tactic_summary(
 
 # ------------------------------------------------------------------ text for the summary's header
 def _ms(value: float | None) -> str:
-    return MISSING if value is None else f"{value:.4f} ms"
+    return show(value, "{:.4f}", "ms")
 
 
 def _bytes(value: int | None) -> str:
-    return MISSING if value is None else f"{value:,} B"
+    return show(value, "{:,}", "B")
 
 
 def headline_rows(plan: EnginePlan) -> dict[str, str]:

@@ -92,14 +92,18 @@ def _onnx_note(missing: list[str], names: list[str]) -> str:
     return (f"{', '.join(missing)}: no ONNX node names in the layers (Metadata needs TensorRT "
             "8.6+ with --profilingVerbosity=detailed); their columns are empty")
 
+_TOO_FEW = ("compare needs at least two engines (or --profiles on an engine with several "
+            "optimisation profiles)")
+
 
 def run(args: argparse.Namespace) -> int:
     """Print the comparison; 1 if the regression gate fails."""
+    if len(args.paths) < 2 and not args.each_profile:  # refused before a big plan loads
+        raise InputError(None, _TOO_FEW)
     with progress("trex compare") as shown:
         plans, paths = load_plans(args.paths, args, lambda path: shown.step(f"loading {path}"))
         if len(plans) < 2:
-            raise InputError(None, "compare needs at least two engines (or --profiles on an engine "
-                                   "with several optimisation profiles)")
+            raise InputError(None, _TOO_FEW)
         shown.layers(sum(len(plan.df) for plan in plans))
         labels = engine_labels(paths, plans, args.names)
         names = labels

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 import pandas as pd
 
 from ..jsonable import json_value
+from ..model.facts import MISSING
 from ..safety import spreadsheet_cell, terminal_text
 
 FORMATS = ("table", "json", "csv")
@@ -33,8 +34,6 @@ def add_format_options(parser: argparse.ArgumentParser, formats: tuple[str, ...]
                                  "cell starting with = + - @ TAB or CR gets a leading ' so that "
                                  "spreadsheets do not run it as a formula)")
 
-
-MISSING = "–"  # a figure the inputs do not provide
 
 
 def format_value(value: Any) -> str:

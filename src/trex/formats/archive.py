@@ -13,6 +13,7 @@ the environment variables ``TREX_ARCHIVE_MAX_BYTES`` and ``TREX_ARCHIVE_MAX_RATI
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import math
 import os
@@ -125,7 +126,7 @@ def _collect(files: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]) -
         if p.is_file():
             return [p]
         parent = p.parent if str(p.parent) else Path(".")
-        found = sorted(f for f in parent.glob(f"{glob_escape(p.name)}*")
+        found = sorted(f for f in parent.glob(f"{glob.escape(p.name)}*")
                        if f.is_file() and f.name.startswith(p.name + ".") or f.name == p.name)
         if not found:
             raise InputError(p, "no such file, folder or engine prefix")
@@ -137,11 +138,6 @@ def _collect(files: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]) -
             raise InputError(p, "file not found")
         out.append(p)
     return out
-
-
-def glob_escape(text: str) -> str:
-    """Escape glob wildcards in a file name."""
-    return re.sub(r"([*?\[])", r"[\1]", text)
 
 
 def _role(path: Path) -> str:

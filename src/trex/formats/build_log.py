@@ -28,6 +28,7 @@ from .build_records import (
     TacticTiming,
     tactic_key,
 )
+from .engine_layers import _to_int as _int
 from .engine_layers import engine_layer_info, parse_engine_layer
 from .logtext import split_log_line
 from .text import read_text, unix_newlines
@@ -158,13 +159,6 @@ def _float(text: str | None) -> float:
         return float(text) if text is not None else math.nan
     except ValueError:
         return math.nan
-
-
-def _int(text: str, default: int) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        return default
 
 
 class _Parser:

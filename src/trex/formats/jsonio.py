@@ -19,10 +19,12 @@ _VALID_ESCAPES = set('"\\/bfnrtu')
 _CLOSERS = set(",:}]")
 
 
-def loads_documents(text: str, source: str = "") -> list[Any]:
-    """Parse one or more JSON documents written back to back; repair unescaped strings if needed."""
+def loads_documents(text: str, source: str = "", fast: bool = True) -> list[Any]:
+    """Parse one or more JSON documents written back to back; repair unescaped strings if needed.
+
+    ``fast=False`` skips the strict parser on the text as it is (it already refused the bytes)."""
     try:
-        return _documents(text)
+        return _documents(text, fast)
     except json.JSONDecodeError as first_error:
         repaired = repair_strings(text)
         if repaired != text:
@@ -40,12 +42,17 @@ def loads_documents(text: str, source: str = "") -> list[Any]:
 def parse_big_document(data: bytes) -> Any | None:
     """A big file's bytes parsed as one strict JSON document straight from UTF-8 (orjson), with
     no decoded copy of the text; None for anything else, which the lenient text path reads."""
-    if _FAST is None or len(data) <= 1 << 16 or data[:1] not in (b"{", b"["):
+    if _FAST is None or not fast_parser_takes(data):
         return None
     try:
         return _FAST(data)
     except (ValueError, RecursionError):  # not UTF-8, several documents, NaN, a log, ...
         return None
+
+
+def fast_parser_takes(data: bytes) -> bool:
+    """Whether :func:`parse_big_document` tries these bytes (big, plain UTF-8 JSON, orjson here)."""
+    return _FAST is not None and len(data) > 1 << 16 and data[:1] in (b"{", b"[")
 
 
 def looks_like_json(text: str) -> bool:
@@ -70,8 +77,8 @@ def _fast_parser() -> Callable[[str | bytes], Any] | None:
 _FAST = _fast_parser()
 
 
-def _documents(text: str) -> list[Any]:
-    if _FAST is not None and len(text) > 1 << 16:
+def _documents(text: str, fast: bool = True) -> list[Any]:
+    if fast and _FAST is not None and len(text) > 1 << 16:
         try:
             return [_FAST(text)]  # one strict document: the common case of a big file
         except (ValueError, RecursionError):  # several documents, control characters, NaN, ...

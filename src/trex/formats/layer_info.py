@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ..errors import InputError
-from .jsonio import loads_documents, looks_like_json, parse_big_document
+from .jsonio import fast_parser_takes, loads_documents, looks_like_json, parse_big_document
 from .records import LayerInfo
 from .text import Head, decode, read_bytes
 
@@ -43,7 +43,8 @@ def read_layer_info(path: str | os.PathLike[str]) -> LayerInfo:
     text = decode(data, path, warnings)
     info = None
     if looks_like_json(text):
-        info = layer_info_from_json(loads_documents(text, source)[0], source)
+        docs = loads_documents(text, source, fast=not fast_parser_takes(data))
+        info = layer_info_from_json(docs[0], source)
     elif looks_like_layer_dump(text):
         info = dump_layer_info(text, source)
     if info is not None:

@@ -12,7 +12,7 @@ import statistics
 from typing import Any
 
 from ..errors import InputError
-from .jsonio import loads_documents, looks_like_json, parse_big_document
+from .jsonio import fast_parser_takes, loads_documents, looks_like_json, parse_big_document
 from .layer_info import clean_name
 from .records import Profile, ProfileRecord, ProfileRun
 from .text import Head, decode, read_bytes
@@ -36,7 +36,7 @@ def read_profile(path: str | os.PathLike[str]) -> Profile:
         return profile_from_json([doc], source)
     text = decode(data, path, warnings)
     if looks_like_json(text):
-        profile = profile_from_json(loads_documents(text, source), source)
+        profile = profile_from_json(loads_documents(text, source, fast=not fast_parser_takes(data)), source)
         profile.warnings[:0] = warnings
         return profile
     from .log import parse
@@ -83,12 +83,8 @@ def _records_run(doc: list[Any], source: str, warnings: list[str]) -> ProfileRun
             count = int(found) if found is not None and math.isfinite(found) and found >= 0 else None
             continue
         name = item.get("name")
-        time_ms = item.get("timeMs")
-        if type(time_ms) is not float:  # floats, the usual case, need no conversion
-            time_ms = _number(time_ms)
-        avg_ms = item.get("averageMs")
-        if type(avg_ms) is not float:
-            avg_ms = _number(avg_ms)
+        time_ms = _number(item.get("timeMs"))
+        avg_ms = _number(item.get("averageMs"))
         if not isinstance(name, str) or (time_ms is None and avg_ms is None):
             bad += 1
             continue

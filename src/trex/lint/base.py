@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ..kernels import KernelInfo, classify_tactic
 from ..model.layer import Layer
 from ..model.plan import EnginePlan
 
@@ -105,6 +106,10 @@ class Linter:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ helpers
+    def kernel(self, layer: Layer) -> KernelInfo:
+        """What the layer's tactic name (or its LayerType) says about its kernel."""
+        return classify_tactic(layer.raw_dict.get("TacticName"), layer.raw_dict.get("LayerType"))
+
     def finding(self, layer: str, severity: str, hazard: str, evidence: dict[str, Any],
                 mitigation: str = "", help: str = "", **extra: Any) -> Finding:
         """A :class:`Finding` of this linter (``extra`` become its own columns)."""

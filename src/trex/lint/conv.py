@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..kernels import KernelInfo, classify_tactic
 from ..model.layer import Layer
 from .base import Finding, Linter, findings_frame
 from .gemm import is_gemm_layer
@@ -46,10 +45,6 @@ class ConvLinter(Linter):
 
     def _extra(self, layer: Layer) -> dict[str, str]:
         return {"tactic": layer.raw_dict.get("TacticName") or "TensorRT", "subtype": layer.subtype}
-
-    def kernel(self, conv: Layer) -> KernelInfo:
-        """What the convolution's tactic name (or its LayerType) says about its kernel."""
-        return classify_tactic(conv.raw_dict.get("TacticName"), conv.raw_dict.get("LayerType"))
 
     def tc_findings(self) -> list[Finding]:
         """Non-FP32 convolutions whose kernel runs on CUDA cores (warning) or whose kernel name

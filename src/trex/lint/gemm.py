@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..compute.model import GEMM_TYPES, gemm_cost, layer_cost
-from ..kernels import classify_tactic, uses_tensor_cores
+from ..kernels import uses_tensor_cores
 from ..model.layer import Layer
 from ..onnx_map import layer_onnx_nodes, onnx_op_type
 from .base import Finding, Linter, rank
@@ -71,7 +71,7 @@ class TensorCoreGemmLinter(Linter):
             if level is None or level > 1 or not is_gemm_layer(layer):
                 continue
             tactic = layer.raw_dict.get("TacticName") or ""
-            kernel = classify_tactic(tactic, layer.raw_dict.get("LayerType"))
+            kernel = self.kernel(layer)
             if kernel.tensor_cores is not False:
                 continue
             cost = layer_cost(layer)

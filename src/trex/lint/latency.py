@@ -115,10 +115,7 @@ class ShapeCallLinter(Linter):
         plan = self.plan
         idx = [i for i, layer in enumerate(plan.layers)
                if layer.type == "shape_call" or "shape_call" in layer.name]
-        dynamic = getattr(plan, "dynamic_tensor_uses", None)  # a fact of the plan model
-        if dynamic is None:  # a selection of a plan's layers
-            dynamic = sum(t.is_dynamic for layer in plan.layers for t in (*layer.inputs,
-                                                                         *layer.outputs))
+        dynamic = plan.dynamic_tensor_uses  # a fact of the plan model
         profiles = len(plan.profiles)
         if not idx and not dynamic and profiles <= 1:
             return []

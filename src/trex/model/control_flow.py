@@ -10,8 +10,6 @@ from __future__ import annotations
 
 LOOP_TYPES = frozenset({"recurrence", "iterator", "triplimit", "loopoutput"})
 CONDITIONAL_TYPES = frozenset({"condition", "conditionalinput", "conditionaloutput"})
-# Layers whose input is a control value (trip count or loop condition, if-condition), not data.
-CONTROL_TYPES = frozenset({"triplimit", "condition"})
 
 
 def normalized_type(layer_type: object) -> str:
@@ -35,11 +33,6 @@ def control_flow_kind(layer_type: object) -> str | None:
     if kind in CONDITIONAL_TYPES:
         return "conditional"
     return None
-
-
-def is_control_input(layer_type: object) -> bool:
-    """True when the layer's inputs are control values (a trip limit or an if-condition)."""
-    return normalized_type(layer_type) in CONTROL_TYPES
 
 
 def is_back_edge(consumer_type: object, producer_index: int, consumer_index: int) -> bool:

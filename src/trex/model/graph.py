@@ -51,26 +51,22 @@ class LayerGraph:
 
     def get_bindings(self) -> tuple[list[Activation], list[Activation]]:
         """(input bindings, output bindings) as Activations, each tensor once, in graph order."""
-        found = self.__dict__.get("_bindings_found")
-        if found is None:
-            found = self.__dict__["_bindings_found"] = self._find_bindings()
+        found = self._bindings_found
         return list(found[0]), list(found[1])
 
-    def _find_bindings(self) -> tuple[list[Activation], list[Activation]]:
+    @cached_property
+    def _bindings_found(self) -> tuple[list[Activation], list[Activation]]:
         names = {strip_profile(b) for b in self.bindings}
         produced = {t.name for layer in self.layers for t in layer.outputs}
         inputs: dict[str, Activation] = {}
         outputs: dict[str, Activation] = {}
-        for layer in self.layers:  # strip_profile inlined: this runs once per tensor use
+        for layer in self.layers:
             for tensor in layer.inputs:
-                name = tensor.name
-                if (strip_profile(name) if "[profile " in name else name) in names \
-                        and name not in produced:
-                    inputs.setdefault(name, tensor)
+                if strip_profile(tensor.name) in names and tensor.name not in produced:
+                    inputs.setdefault(tensor.name, tensor)
             for tensor in layer.outputs:
-                name = tensor.name
-                if (strip_profile(name) if "[profile " in name else name) in names:
-                    outputs.setdefault(name, tensor)
+                if strip_profile(tensor.name) in names:
+                    outputs.setdefault(tensor.name, tensor)
         return list(inputs.values()), list(outputs.values())
 
     @property

@@ -187,13 +187,11 @@ def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:
     for layer in kept:
         if not _reads_any(layer.inputs, forward) and not _reads_any(layer.outputs, backward):
             continue
-        inputs = [resolve(t) for t in layer.inputs]
-        outputs = [backward.get(t.name, t) for t in layer.outputs]
-        if any(a is not b for a, b in zip(inputs + outputs, layer.inputs + layer.outputs)):
-            layer.inputs, layer.outputs = inputs, outputs
-            # The raw dict follows, so that df's Inputs/Outputs columns (the raw lists) agree.
-            layer.raw_dict["Inputs"] = [t.raw for t in inputs]
-            layer.raw_dict["Outputs"] = [t.raw for t in outputs]
+        layer.inputs = [resolve(t) for t in layer.inputs]
+        layer.outputs = [backward.get(t.name, t) for t in layer.outputs]
+        # The raw dict follows, so that df's Inputs/Outputs columns (the raw lists) agree.
+        layer.raw_dict["Inputs"] = [t.raw for t in layer.inputs]
+        layer.raw_dict["Outputs"] = [t.raw for t in layer.outputs]
     return kept
 
 

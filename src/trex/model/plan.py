@@ -61,20 +61,21 @@ class EnginePlan(LayerGraph):
         cache = cache or InputCache()
         inputs = loader.PlanInputs(graph_file, profiling_file, profiling_metadata_file,
                                    build_metadata_file, timing_file, device_metadata_file, name)
-        inputs = loader.with_log_roles(inputs, cache)  # a log also gives what else it holds
         self.archive = None
         try:
-            if loader.is_archive(graph_file, cache):  # extracted to a private folder for the plan's life
-                from ..formats.archive import open_archive
+            with gc_paused():  # a big log is parsed here too (by with_log_roles)
+                if loader.is_archive(graph_file, cache):  # extracted for the plan's life
+                    from ..formats.archive import open_archive
 
-                self.archive = open_archive(graph_file)
-                found = loader.PlanInputs.from_files(self.archive.files)
-                inputs = loader.PlanInputs(
-                    found.graph, profiling_file or found.profile,
-                    profiling_metadata_file or found.profile_metadata,
-                    build_metadata_file or found.build_metadata, timing_file or found.timings,
-                    device_metadata_file or found.device_metadata, name or found.name)
-            with gc_paused():
+                    self.archive = open_archive(graph_file)
+                    found = loader.PlanInputs.from_files(self.archive.files)
+                    inputs = loader.PlanInputs(
+                        found.graph, profiling_file or found.profile,
+                        profiling_metadata_file or found.profile_metadata,
+                        build_metadata_file or found.build_metadata, timing_file or found.timings,
+                        device_metadata_file or found.device_metadata, name or found.name)
+                else:
+                    inputs = loader.with_log_roles(inputs, cache)  # a log gives what else it holds
                 self._load(inputs, profile_id, profile_run, cache)
         except BaseException:  # bad input or Ctrl-C/SIGTERM: the extracted files go at once
             if self.archive is not None:

@@ -32,7 +32,6 @@ _VERSION = re.compile(r"^\s*v?(\d{1,4}(?:\.\d{1,6}){0,3})\s*$")
 _ENGINE_SUFFIXES = (".engine", ".plan", ".trt")
 _ITERATION_ENGINE = re.compile(r"\.iter\d+$")  # --saveAllEngines: <saveEngine>.iter<N>
 
-# The profiling conditions trtexec reports under "=== Inference Options ===" (log key -> ours).
 # Flags that switch a condition on (True) or off (False).
 _CONDITION_FLAGS = {
     "--useCudaGraph": ("cuda_graph", True), "--noCudaGraph": ("cuda_graph", False),
@@ -221,6 +220,11 @@ def profiling_state(flags: TrtexecFlags, command: list[str],
     return state
 
 
+def _file(suffix: str, what: str) -> property:
+    """A ProcessPaths property: the file ``X<suffix>`` (X: the engine's path)."""
+    return property(lambda self: self._with(suffix), doc=f"X{suffix}: {what}")
+
+
 @dataclass(frozen=True)
 class ProcessPaths:
     """The files of one processed engine, named as TREx named them (``X.engine.graph.json``...)."""
@@ -250,26 +254,16 @@ class ProcessPaths:
         """The engine's file name, the prefix of every other file."""
         return self.prefix.name
 
-    build_log = property(lambda self: self._with(".build.log"),
-                         doc="X.build.log: trtexec's build log.")
-    build_metadata = property(lambda self: self._with(".build.metadata.json"),
-                              doc="X.build.metadata.json: model and build options from the build log.")
-    graph = property(lambda self: self._with(".graph.json"),
-                     doc="X.graph.json: the layer information (--exportLayerInfo).")
-    profile = property(lambda self: self._with(".profile.json"),
-                       doc="X.profile.json: the per-layer profile (--exportProfile).")
-    timings = property(lambda self: self._with(".timing.json"),
-                       doc="X.timing.json: per-iteration timings (--exportTimes).")
-    profile_log = property(lambda self: self._with(".profile.log"),
-                           doc="X.profile.log: trtexec's profiling log.")
-    profile_metadata = property(lambda self: self._with(".profile.metadata.json"),
-                                doc="X.profile.metadata.json: performance summary, device, profiling mode.")
-    drawing = property(lambda self: self._with(".graph.json.svg"),
-                       doc="X.graph.json.svg: the drawn graph.")
-    gpu_monitor = property(lambda self: self._with(".gpu.json"),
-                           doc="X.gpu.json: GPU samples of --monitor.")
-    archive = property(lambda self: self._with(".tea"),
-                       doc="X.tea: the archive of every file (--archive).")
+    build_log = _file(".build.log", "trtexec's build log.")
+    build_metadata = _file(".build.metadata.json", "model and build options from the build log.")
+    graph = _file(".graph.json", "the layer information (--exportLayerInfo).")
+    profile = _file(".profile.json", "the per-layer profile (--exportProfile).")
+    timings = _file(".timing.json", "per-iteration timings (--exportTimes).")
+    profile_log = _file(".profile.log", "trtexec's profiling log.")
+    profile_metadata = _file(".profile.metadata.json", "performance summary, device, profiling mode.")
+    drawing = _file(".graph.json.svg", "the drawn graph.")
+    gpu_monitor = _file(".gpu.json", "GPU samples of --monitor.")
+    archive = _file(".tea", "the archive of every file (--archive).")
 
     @property
     def timing_cache(self) -> Path:

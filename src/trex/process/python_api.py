@@ -76,12 +76,12 @@ def build_engine(onnx_path: str | os.PathLike, outdir: str | os.PathLike, *, fp1
     """Build ``X.engine`` from an ONNX model; write ``X.build.log``, ``X.graph.json`` (inspector,
     detailed) and ``X.build.metadata.json``. Returns the paths."""
     trt = _tensorrt(trt)
-    flags = flags_for(parse_version(str(getattr(trt, "__version__", ""))))
+    version = flags_for(parse_version(str(getattr(trt, "__version__", ""))))
     shortcuts = ["--fp16"] * fp16 + ["--int8"] * int8
-    if flags.strongly_typed and shortcuts:  # 11.x: precision comes from the model
+    if version.strongly_typed and shortcuts:  # 11.x: precision comes from the model
         asked = " and ".join(f"{a[2:]}=True" for a in shortcuts)
         raise UnsupportedOption(
-            f"{onnx_path}: {asked} cannot be honoured by TensorRT {flags.label}: its networks are "
+            f"{onnx_path}: {asked} cannot be honoured by TensorRT {version.label}: its networks are "
             f"strongly typed, so precision comes from the model (Q/DQ nodes, ModelOpt AutoCast), "
             f"not from builder flags; {strongly_typed_remedies(shortcuts, onnx_path)}, then "
             f"build without {asked}")
