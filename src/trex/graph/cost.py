@@ -75,8 +75,8 @@ class DotCost:
 
 def dot_cost(graph: Any) -> DotCost:
     """The :class:`DotCost` of a :class:`~trex.graph.dot.DotGraph`, in linear time."""
-    structure = graph.structure if getattr(graph, "bundle_hubs", False) else \
-        _unbundled(graph)
+    # A scene's own structure (cached) honours its bundle_hubs; other graphs are not bundled.
+    structure = graph.structure if hasattr(graph, "bundle_hubs") else _unbundled(graph)
     layers = structure.layers
     nlayers = (max(layers) + 2) if layers else 1
     spans: list[tuple[int, int]] = []  # the (upper, lower) layers of every drawn edge

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .cost import DOT_BUDGET_SECONDS, choose_layout, dot_cost
+from .cost import DOT_BUDGET_SECONDS, DotCost, choose_layout, dot_cost
 from .layout import LAYER_GAP, NODE_GAP, Layout, Point, layered_layout
 from .render import GraphvizError, GraphvizTimeout, dot_executable, run_graphviz
 
@@ -19,11 +19,13 @@ POINTS_PER_INCH = 72.0
 
 
 def place_graph(graph: Any, sizes: list[tuple[float, float]], method: str = "auto",
-                timeout: float | None = None) -> tuple[Layout, str, str]:
+                timeout: float | None = None, cost: DotCost | None = None
+                ) -> tuple[Layout, str, str]:
     """Lay out a :class:`~trex.graph.dot.DotGraph` with nodes of ``sizes``; return the layout,
-    the method used (``dot`` or ``layered``) and a note (empty unless dot ran out of time)."""
+    the method used (``dot`` or ``layered``) and a note (empty unless dot ran out of time).
+    ``cost``: the graph's :func:`dot_cost`, when the caller has it already."""
     structure = graph.structure
-    chosen = choose_layout(dot_cost(graph), "svg", method, dot_executable() is not None)
+    chosen = choose_layout(cost or dot_cost(graph), "svg", method, dot_executable() is not None)
     if chosen == "dot":
         budget = timeout or DOT_BUDGET_SECONDS
         try:

@@ -34,10 +34,6 @@ from .formatters import (
     tensor_tooltip,
 )
 from .regions import PlanGraph
-from .render import GRAPHVIZ_HINT as GRAPHVIZ_HINT  # re-exported: their home before render.py
-from .render import dot_executable as dot_executable
-from .render import render_dot as render_dot
-from .render import render_source as render_source
 from .structure import GraphStructure, structure_of
 
 MAX_ID_CHARS = 3000  # node ids are names; escaped (at most 5x) they stay under Graphviz's limit

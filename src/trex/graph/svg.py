@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from .colors import text_color
-from .escape import xml_multiline, xml_text
+from .escape import shorten, xml_multiline, xml_text
 from .layout import Layout, layered_layout
 
 FONT_SIZE = 12
@@ -20,6 +20,13 @@ ROW_HEIGHT = 18.0
 PAD_X = 8.0
 MIN_WIDTH = 48.0
 MAX_ROW_CHARS = 56
+
+
+def fit_row(text: str) -> str:
+    """A label row as drawings show it: at most MAX_ROW_CHARS characters."""
+    return shorten(text, MAX_ROW_CHARS)
+
+
 _COLOR = re.compile(r"#[0-9A-Fa-f]{3,8}|[A-Za-z]{3,30}")
 
 
@@ -31,15 +38,11 @@ def svg_color(value: Any, default: str = "gray") -> str:
     return first if _COLOR.fullmatch(first) else default
 
 
-def _fit(text: str) -> str:
-    return text if len(text) <= MAX_ROW_CHARS else text[:MAX_ROW_CHARS - 1] + "\u2026"
-
-
 def node_size(rows: list[tuple[str, Any]]) -> tuple[float, float]:
     """Width and height of a node box showing ``rows``."""
     if not rows:
         return MIN_WIDTH, ROW_HEIGHT
-    widest = max(len(_fit(text)) * (BOLD_CHAR_WIDTH if i == 0 else CHAR_WIDTH)
+    widest = max(len(fit_row(text)) * (BOLD_CHAR_WIDTH if i == 0 else CHAR_WIDTH)
                  for i, (text, _) in enumerate(rows))
     return max(MIN_WIDTH, widest + 2 * PAD_X), len(rows) * ROW_HEIGHT
 
@@ -165,7 +168,7 @@ def _node_svg(i: int, node: Any, cx: float, cy: float, size: tuple[float, float]
         bold = ' font-weight="bold"' if r == 0 and node.kind != "region" else ""
         color = "black" if bg else ink
         parts.append(f'<text x="{_fmt(cx)}" y="{_fmt(row_top + ROW_HEIGHT / 2 + 4)}" '
-                     f'text-anchor="middle" fill="{color}"{bold}>{xml_text(_fit(text))}</text>')
+                     f'text-anchor="middle" fill="{color}"{bold}>{xml_text(fit_row(text))}</text>')
     if separators:
         parts.append(f'<path class="s" d="{"".join(separators)}"/>')
     parts.append("</g>\n")

@@ -79,10 +79,11 @@ def report_colors(plans: Sequence[EnginePlan]) -> dict[str, Any]:
     precisions = {str(p) for plan in plans for column in ("precision", "output_precision")
                   for p in plan.df[column].fillna("None").tolist()}
     return {
-        "type": {k: svg_color(colors.key_color(k, colors.layer_colormap))
-                 for k in sorted(types | set(colors.layer_colormap))},
-        "precision": {k: svg_color(colors.key_color(k, colors.precision_colormap))
-                      for k in sorted(precisions | {str(k) for k in colors.precision_colormap})},
+        "type": {k: svg_color(c) for k, c in colors.colors_for(
+            types | set(colors.layer_colormap), colors.layer_colormap).items()},
+        "precision": {k: svg_color(c) for k, c in colors.colors_for(
+            precisions | {str(k) for k in colors.precision_colormap},
+            colors.precision_colormap).items()},
         "latency": [svg_color(c) for c in colors.latency_palette],
         "none": svg_color(colors.NO_LATENCY_COLOR),
         "unknown": svg_color(colors.UNKNOWN_KEY_COLOR),
@@ -117,8 +118,8 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
     if len(plan.timings):
         builders.append(("timings", "Latency over the timed iterations",
                          lambda: report.engine_timings_figure(plan)))
-    figures = _collect(builders)
-    # A chart of values the inputs do not have says so, rather than drawing empty axes.
+    # A chart of values the inputs do not have says so (and is not built), rather than drawing
+    # empty axes.
     unknown = {}
     if not profiled:
         unknown.update(dict.fromkeys(("latency_by_type", "latency_distribution"),
@@ -126,10 +127,9 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
     if not plan.weights_known:
         unknown.update(dict.fromkeys(("weights_distribution", "total_distribution"),
                                      "these exports list no weights"))
-    for key, why in unknown.items():
-        if key in figures:
-            figures[key] = {"title": figures[key]["title"], "error": why}
-    return figures
+    built = _collect([b for b in builders if b[0] not in unknown])
+    return {key: {"title": title, "error": unknown[key]} if key in unknown else built[key]
+            for key, title, _ in builders}
 
 
 def _precision_counts(plan: EnginePlan) -> Any:

@@ -18,17 +18,13 @@ from ..graph.cost import dot_cost
 from ..graph.formatters import layer_type_color, plan_latencies, reformat_is_qdq
 from ..graph.placement import place_graph
 from ..graph.render import dot_executable
-from ..graph.svg import MAX_ROW_CHARS, node_size, svg_color
+from ..graph.svg import fit_row, node_size, svg_color
 from ..model.layer import Layer
 from ..model.plan import EnginePlan
 from ..perf import gc_paused
 from .columns import Interner
 
 KINDS = ("layer", "region", "constant", "sync")
-
-
-def _fit(text: str) -> str:
-    return text if len(text) <= MAX_ROW_CHARS else text[:MAX_ROW_CHARS - 1] + "\u2026"
 
 
 class _Palette:
@@ -106,9 +102,10 @@ def graph_payload(plan: EnginePlan, layout_method: str = "auto") -> dict[str, An
         nodes = graph.nodes
         sizes = [node_size(node.rows) for node in nodes]
         ends = graph.structure.ends
-        layout, method, note = place_graph(graph, sizes, layout_method)
+        cost = dot_cost(graph)
+        layout, method, note = place_graph(graph, sizes, layout_method, cost=cost)
         if method == "layered" and not note and layout_method == "auto" and dot_executable():
-            note = (f"Graphviz dot would be slow on this graph ({dot_cost(graph).describe()}); "
+            note = (f"Graphviz dot would be slow on this graph ({cost.describe()}); "
                     "it is laid out by trex's own layout")
 
     rows_of = {id(layer): i for i, layer in enumerate(plan.layers)}
@@ -127,7 +124,7 @@ def graph_payload(plan: EnginePlan, layout_method: str = "auto") -> dict[str, An
         kind_col.append(kinds.get(node.kind, 0))
         row = rows_of.get(id(layer), -1) if layer is not None else -1
         row_col.append(row)
-        rows_col.append([texts(_fit(str(text))) for text, _ in node.rows])
+        rows_col.append([texts(fit_row(str(text))) for text, _ in node.rows])
         if layer is not None and node.kind == "layer":
             fill_type.append(palette(attrs.get("fillcolor"), UNKNOWN_KEY_COLOR))
             fill_precision.append(palette(key_color(layer.precision, precision_colormap), "gray"))

@@ -117,7 +117,6 @@ def headline(plan: EnginePlan) -> dict[str, Any]:
             "throughput_qps", "batch_size", "precision_mix", "tensorrt_version", "trex_summary")
     out = {key: summary[key] for key in keep}
     out["onnx_metadata"] = engine_facts(plan).onnx_metadata
-    out["profiling"] = engine_facts(plan).profiling
     out["rows"] = headline_rows(plan)
     out["device_rows"] = device_rows(plan)
     out["performance_rows"] = performance_rows(plan)

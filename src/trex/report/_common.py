@@ -99,7 +99,7 @@ def category_colors(keys: list[Any], colormap: dict | None = None) -> dict[Any, 
     out: dict[Any, str] = {}
     free = iter(DEFAULT_PALETTE * (len(keys) // len(DEFAULT_PALETTE) + 1))
     for key in keys:
-        if colormap is colors.layer_colormap or colormap is colors.precision_colormap:
+        if isinstance(colormap, colors.ColorTable):  # trex's own tables: the shared rule
             out[key] = colors.key_color(key, colormap)
             continue
         known = colormap is not None and (key in colormap or not isinstance(colormap, defaultdict))

@@ -46,6 +46,26 @@ function readJSON(id) {
 }
 
 /**
+ * Follow a horizontal drag that started with `ev` on `handle`: `onDx` gets the pointer's offset
+ * from where it was pressed, until it is released or cancelled.
+ * @param {HTMLElement} handle @param {PointerEvent} ev @param {(dx: number) => void} onDx
+ */
+function dragX(handle, ev, onDx) {
+  ev.preventDefault();
+  handle.setPointerCapture(ev.pointerId);
+  const x0 = ev.clientX;
+  const move = (/** @type {PointerEvent} */ e) => onDx(e.clientX - x0);
+  const up = () => {
+    handle.removeEventListener('pointermove', move);
+    handle.removeEventListener('pointerup', up);
+    handle.removeEventListener('pointercancel', up);
+  };
+  handle.addEventListener('pointermove', move);
+  handle.addEventListener('pointerup', up);
+  handle.addEventListener('pointercancel', up);
+}
+
+/**
  * Run `fn` when the page is idle (after what is on screen was drawn), or soon.
  * @param {() => void} fn
  */

@@ -129,24 +129,13 @@ class VirtualTable {
 
   /** Drag a header's right edge: the column takes the width the pointer gives it. */
   startResize(ev, column, grip) {
-    ev.preventDefault();
     ev.stopPropagation();
     const cell = grip.parentElement;
     const start = cell ? cell.getBoundingClientRect().width : 100;
-    const x0 = ev.clientX;
-    grip.setPointerCapture(ev.pointerId);
-    const move = e => {
-      this.sized.set(column.key, { px: Math.max(36, Math.round(start + e.clientX - x0)), fixed: true });
+    dragX(grip, ev, dx => {
+      this.sized.set(column.key, { px: Math.max(36, Math.round(start + dx)), fixed: true });
       this.applyTemplate();
-    };
-    const up = () => {
-      grip.removeEventListener('pointermove', move);
-      grip.removeEventListener('pointerup', up);
-      grip.removeEventListener('pointercancel', up);
-    };
-    grip.addEventListener('pointermove', move);
-    grip.addEventListener('pointerup', up);
-    grip.addEventListener('pointercancel', up);
+    });
   }
 
   applySort() {

@@ -35,23 +35,12 @@ class Explorer {
 
   /** The splitter between the table and the graph: the table takes the width the pointer gives it. */
   dragSplit(ev, root, left, split) {
-    ev.preventDefault();
-    split.setPointerCapture(ev.pointerId);
-    const x0 = ev.clientX;
     const w0 = left.getBoundingClientRect().width;
-    const move = e => {
+    dragX(split, ev, dx => {
       const room = root.clientWidth - this.detailsBox.getBoundingClientRect().width - 300;
-      const w = Math.round(Math.max(300, Math.min(room, w0 + e.clientX - x0)));
+      const w = Math.round(Math.max(300, Math.min(room, w0 + dx)));
       root.style.gridTemplateColumns = `${w}px 6px minmax(300px, 1fr) ${this.detailsBox.getBoundingClientRect().width}px`;
-    };
-    const up = () => {
-      split.removeEventListener('pointermove', move);
-      split.removeEventListener('pointerup', up);
-      split.removeEventListener('pointercancel', up);
-    };
-    split.addEventListener('pointermove', move);
-    split.addEventListener('pointerup', up);
-    split.addEventListener('pointercancel', up);
+    });
   }
 
   buildTable(parent) {
