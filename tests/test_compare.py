@@ -39,6 +39,7 @@ from trex.compare import (
 )
 from trex.compare.sequence import _lcs, diff
 from trex.errors import InputError
+from trex.onnx_map import latency_by_onnx_node
 
 RESNET18 = ("fp32", "fp16", "qat", "qat-residual", "qat-residual-qgap")
 
@@ -487,29 +488,41 @@ def test_onnx_alignment_and_per_node_latency(engines, tmp_path):
 
     nodes = compare_onnx_nodes([original, other], ["A", "B"]).set_index("onnx_node")
     assert len(nodes) == 122 and nodes.attrs["without_metadata"] == []
+    # One definition of a node's time: a fused layer's time goes to its compute-heavy node (its
+    # Conv), as in the ONNX-op table; conv3 + Add + ReLU gives its whole time to conv3/Conv.
     conv3 = original.df["latency.avg_time"].iat[5]
-    assert nodes.loc["/backbone/layer1/layer1.0/Add", "A ms"] == pytest.approx(conv3)
-    assert nodes.loc["/backbone/layer1/layer1.0/Add", "B ms"] == pytest.approx(0.002)
+    assert nodes.loc["/backbone/layer1/layer1.0/conv3/Conv", "A ms"] == pytest.approx(conv3)
+    assert nodes.loc["/backbone/layer1/layer1.0/Add", "A ms"] == 0.0
+    # B's PointWise layer (0.002 ms) lists Add and Relu, neither compute-heavy: half each
+    assert nodes.loc["/backbone/layer1/layer1.0/Add", "B ms"] == pytest.approx(0.001)
     assert nodes.loc["/backbone/layer1/layer1.0/conv3/Conv", "B ms"] == pytest.approx(conv3)
     conv1 = nodes.loc["/backbone/layer2/layer2.0/conv1/Conv"]
     assert conv1["B ms"] == pytest.approx(2 * conv1["A ms"]) and conv1["B speedup"] == 0.5
-    worst = nodes.sort_values("delta ms", ascending=False).index[:2]
-    assert set(worst) == {"/backbone/layer2/layer2.0/conv1/Conv",
-                          "/backbone/layer2/layer2.0/relu/Relu"}  # fused: counted for both
+    worst = nodes.sort_values("delta ms", ascending=False).index[:1]
+    assert list(worst) == ["/backbone/layer2/layer2.0/conv1/Conv"]
+    # the same split as latency_by_onnx_node, and every engine's node times add up to its total
+    for plan, name in ((original, "A"), (other, "B")):
+        by_node = latency_by_onnx_node(plan).set_index("onnx_node")["latency_ms"]
+        assert nodes[f"{name} ms"].dropna().to_dict() == pytest.approx(
+            by_node.drop("(TensorRT)", errors="ignore").to_dict())
+        untied = plan.df["latency.avg_time"][[not m for m in plan.df["Metadata"]]].sum()
+        assert nodes[f"{name} ms"].sum() == pytest.approx(plan.total_runtime - untied)
 
 
 def test_onnx_nodes_say_when_engines_have_no_metadata(engines, mobilenets):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         resnet50 = EnginePlan.from_path(engines / "trt8.6-resnet50-int8")
-    none = compare_onnx_nodes(list(mobilenets))
-    assert none.empty and none.attrs["without_metadata"] == [p.name for p in mobilenets]
+    # pre-8.6 engines: no Metadata, so the nodes come from the fused layer names (said so)
+    named = compare_onnx_nodes(list(mobilenets))
+    assert named.attrs["without_metadata"] == [p.name for p in mobilenets]
+    assert "Conv_726" in set(named["onnx_node"])
     mixed = compare_onnx_nodes([resnet50, mobilenets[0]], ["r50", "mobilenet"])
     assert mixed.attrs["without_metadata"] == ["mobilenet"]
-    assert mixed["mobilenet ms"].isna().all() and (mixed["mobilenet layers"] == 0).all()
-    # every latency is counted once per node the layer lists: 56 layers, 122 nodes
-    assert len(mixed) == 122
-    assert mixed["r50 layers"].sum() == sum(len(m) for m in resnet50.df["Metadata"])
+    r50 = mixed[mixed["r50 layers"] > 0]
+    assert len(r50) == 122 and r50["mobilenet ms"].isna().all()
+    # a node counts each layer listing it once: 56 layers list 122 nodes
+    assert r50["r50 layers"].sum() == sum(len(m) for m in resnet50.df["Metadata"])
 
 
 # ------------------------------------------------------------------------- TREx's tables
@@ -697,7 +710,8 @@ def test_cli_compare_json(engines, capsys):
                                   "signature": 3, "position": 0, "only in from": 15,
                                   "only in to": 0}]
     assert len(data["layers"]) == data["aligned_rows"] == 72
-    assert data["onnx_nodes"] == [] and len(data["onnx_without_metadata"]) == 2
+    # no Metadata in either: nodes from the fused names, and the output says so
+    assert data["onnx_nodes"] and len(data["onnx_without_metadata"]) == 2
     gate = data["gate"]
     assert gate["metric"] == "gpu-compute" and gate["failed"] is False
     assert gate["first"] == 0.351196 and gate["last"] == 0.25824

@@ -97,14 +97,21 @@ def test_timings_sheet(mobilenet_book):
     plan, _, book = mobilenet_book
     ws = book["Timings"]
     rows = list(ws.iter_rows(values_only=True))
-    assert rows[3][:2] == ("Latency x", "Latency")
-    latencies = [r[1] for r in rows[4:] if r[1] is not None]
-    assert len(latencies) == len(plan.timings) == 8945
+    # the percentiles of the timed iterations first, equal to trtexec's summary of the run
+    assert rows[2][0].startswith("Percentiles (ms) of the timed iterations; the 455 in trtexec's")
+    header = rows[3]
+    got = dict(zip(header, next(r for r in rows[4:10] if r[0] == "latency")))
     stats = latency_percentiles(plan).set_index("metric")
-    header = rows[1][5:]
-    latency_row = next(r[5:] for r in rows[2:10] if r[5] == "latency")
-    got = dict(zip(header, latency_row))
-    assert got["p99"] == stats.loc["latency", "p99"] and got["p50"] == stats.loc["latency", "p50"]
+    assert got["p99"] == stats.loc["latency", "p99"] == plan.performance_summary["Latency"][6]
+    assert got["p50"] == stats.loc["latency", "p50"] == plan.performance_summary["Latency"][3]
+    # then the samples: trtexec's warm-up (records starting before 200 ms) a series apart
+    start = rows.index(("Engine timing samples",) + (None,) * (len(rows[0]) - 1)) + 1
+    warm = int((plan.timings["startComputeMs"] < 200).sum())
+    assert rows[start][:4] == (f"Warm-up ({warm}, left out) x", f"Warm-up ({warm}, left out)",
+                               "Latency x", "Latency")
+    warmups = [r[1] for r in rows[start + 1:] if r[1] is not None]
+    latencies = [r[3] for r in rows[start + 1:] if r[3] is not None]
+    assert len(warmups) == warm == 455 and len(latencies) == len(plan.timings) - warm
 
 
 def test_lint_sheet_has_every_finding(mobilenet_book):

@@ -389,7 +389,8 @@ def test_latency_shares_mean_the_same_in_every_table(engines):
     plan = _quiet(lambda: trex.EnginePlan.from_path(engines / "trt10.4-alexnet-fp16"))
     for table in (latency_by_type(plan), latency_by_precision(plan),
                   tactic_summary(plan), tactic_summary(plan, group_tactics=True)):
-        assert list(table.columns[-3:]) == ["count", "latency_ms", "latency_pct"]
+        assert list(table.columns[-4:]) == ["count", "timed", "latency_ms", "latency_pct"]
+        assert (table["timed"] == table["count"]).all()  # every layer of alexnet has a time
         assert table["latency_pct"].sum() == pytest.approx(100.0)
         assert table["latency_ms"].sum() == pytest.approx(plan.total_runtime)
         assert table["count"].sum() == len(plan.df)

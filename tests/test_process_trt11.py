@@ -149,9 +149,10 @@ def test_profile_metadata_of_a_real_10x_log(engines, tmp_path):
                                  tmp_path / "m.profile.metadata.json")
     state = json.loads(out.read_text())["trex_profiling"]
     assert state == {"cuda_graph": False, "data_transfers": True, "spin_wait": False,
-                     "separate_profile_run": False, "source": "trtexec log",
-                     "per_layer_times": "stream launches, profiled with the timed run (layer "
-                                        "timing adds to the latency); host-device copies included"}
+                     "separate_profile_run": False, "profiler": True, "source": "trtexec log",
+                     "per_layer_times": "stream launches, per-layer times from the timed run "
+                                        "(layer timing adds to the latency); host-device copies "
+                                        "included"}
     # without a log section, the version's defaults and the command line decide
     assert profiling_state(flags_for((11, 1)), ["--noCudaGraph"])["cuda_graph"] is False
     assert profiling_state(flags_for((11, 1)), [])["source"] == "command line"

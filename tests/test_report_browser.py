@@ -613,8 +613,8 @@ def test_overview_of_a_trt11_plan(browser, engines, tmp_path, mobilenet_report):
     report = Report(browser, mobilenet_report)
     try:
         note = report.page.text_content(".card:has(h3:text('Latency')) .card-note")
-        assert note == ("Profiled with CUDA graph launches, separate profiling run; "
-                        "host-device copies excluded.")
+        assert note == ("Profiled with CUDA graph launches, per-layer times from a separate "
+                        "profiling run; host-device copies excluded.")
         assert report.page.locator("#io-profiles").count() == 0  # a plain engine: no such rows
         report.page.screenshot(path=str(screenshot_path(tmp_path, "mobilenet-overview.png")))
     finally:

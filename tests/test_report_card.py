@@ -166,20 +166,27 @@ def test_timings_chart_percentile_lines(plan, engines):
     p = plan(MOBILENET)
     fig = report.engine_timings_figure(p)
     by_name = {t.name: t for t in fig.data}
-    assert list(by_name) == ["Latency", "p50", "p90", "p95", "p99"]
-    latency = timing_records(p)["latency_ms"].to_numpy()
-    assert len(by_name["Latency"].y) == len(p.timings) == 8945
+    # trtexec's warm-up (records starting before 200 ms) drawn apart; lines over the timed ones
+    warm = int((p.timings["startComputeMs"] < 200).sum())
+    assert list(by_name) == [f"Warm-up ({warm}, left out)", "Latency", "p50", "p90", "p95", "p99"]
+    records = timing_records(p)
+    latency = records["latency_ms"].to_numpy()[warm:]
+    assert len(by_name["Latency"].y) == len(p.timings) - warm == 8945 - 455
+    assert len(by_name[f"Warm-up ({warm}, left out)"].y) == warm
     stats = latency_percentiles(p).set_index("metric").loc["latency"]
     for q in (50, 90, 95, 99):
         line = by_name[f"p{q}"]
         assert list(line.y) == [trtexec_percentile(latency, q)] * 2 == [stats[f"p{q}"]] * 2
-        assert list(line.x) == [0, len(latency) - 1]
+        assert list(line.x) == [warm, len(p.timings) - 1]
+    # trtexec printed these percentiles for the same run (profile metadata)
+    assert [stats["p50"], stats["p90"], stats["p95"], stats["p99"]] == [
+        p.performance_summary["Latency"][i] for i in (3, 4, 5, 6)]
     assert fig.layout.yaxis.title.text == "Latency (ms)"
-    # TREx's call: the --exportTimes file itself
+    # TREx's call: the --exportTimes file itself (no metadata: trtexec's default 200 ms warm-up)
     path = engines / MOBILENET / "mobilenet.qat.onnx.engine.timing.json"
     from_file = notebook.plot_engine_timings(timing_json_file=str(path))
     assert [t.name for t in from_file.data] == list(by_name)
-    assert list(from_file.data[1].y) == list(by_name["p50"].y)
+    assert list(from_file.data[2].y) == list(by_name["p50"].y)
 
 
 def test_timings_chart_shows_gpu_compute_when_it_differs(plan):
@@ -187,8 +194,8 @@ def test_timings_chart_shows_gpu_compute_when_it_differs(plan):
     p = plan("trt7-googlenet-int8-concatenated")
     fig = report.engine_timings_figure(p)
     names = [t.name for t in fig.data]
-    assert names == ["Latency", "GPU compute", "p50", "p90", "p95", "p99"]
-    assert list(fig.data[1].y) == list(timing_records(p)["compute_ms"])
+    assert names == ["Warm-up (80, left out)", "Latency", "GPU compute", "p50", "p90", "p95", "p99"]
+    assert list(fig.data[2].y) == list(timing_records(p)["compute_ms"])[80:]
     assert report.timing_percentiles(plan("trt8.6-resnet50-int8"))["p99"] == 0.624634
 
 

@@ -55,10 +55,23 @@ def test_layers_are_laid_out_back_to_back_in_execution_order(plan):
 
 def test_median_latency_and_iteration_cap(plan):
     trace = timeline.chrome_trace(plan, max_iterations=100, latency="median_time")
+    # the first 100 records all start inside trtexec's 200 ms warm-up: named and marked so
     assert trace["otherData"] == {"engine": "mobilenet.qat.onnx.engine", "generator": "trex",
-                                  "iterations": 100, "layers": 72,
+                                  "iterations": 100, "layers": 72, "warmup_iterations": 100,
                                   "layer_latency": "latency.median_time"}
     assert len(trace["traceEvents"]) == 386
+    compute = [e for e in _events(trace, "X", timeline.ITERATIONS_PID) if e["tid"] == 3]
+    assert all(e["cat"] == "warmup" and e["name"].startswith("warm-up iteration") for e in compute)
+
+
+def test_warmup_iterations_named_apart(plan):
+    """The records starting before trtexec's warm-up ends are the 455 labelled warm-up ones."""
+    trace = timeline.chrome_trace(plan, layers=False)
+    compute = [e for e in _events(trace, "X", timeline.ITERATIONS_PID) if e["tid"] == 3]
+    start = plan.timings["startComputeMs"].to_numpy()
+    warm = [e["args"]["iteration"] for e in compute if e["cat"] == "warmup"]
+    assert warm == [i for i in range(len(start)) if start[i] < 200] and len(warm) == 455
+    assert trace["otherData"]["warmup_iterations"] == 455
 
 
 def test_bare_7x_timing_file_with_several_runs(engines, tmp_path):

@@ -24,6 +24,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from .model.latency import group_latency
 from .model.layer import Layer
 from .model.plan import EnginePlan
 
@@ -195,18 +196,16 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
         "nodes_in_layer": counts,
         "layer_latency_ms": layer_ms,
         "latency_ms": layer_ms * weights,
+        "layer_index": idx,
     })
 
 
 def _latency_table(mapping: pd.DataFrame, key: list[str]) -> pd.DataFrame:
-    if mapping.empty:
-        return pd.DataFrame(columns=[*key, "layers", "latency_ms", "latency_pct"])
-    out = (mapping.groupby(key, sort=False, dropna=False)
-           .agg(layers=("layer", "nunique"), latency_ms=("latency_ms", "sum"))
-           .reset_index())
-    total = out["latency_ms"].sum()
-    out["latency_pct"] = 100.0 * out["latency_ms"] / total if total > 0 else np.nan
-    return out.sort_values(["latency_ms", "layers"], ascending=False, ignore_index=True)
+    """Per ``key``: layers, timed layers, latency (each layer's time split between its nodes; NaN
+    when none of its layers is timed) and share (:func:`~trex.model.latency.group_latency`)."""
+    return group_latency({k: mapping[k].tolist() for k in key},
+                         mapping["latency_ms"].to_numpy(dtype="float64"),
+                         count_of=mapping["layer_index"].tolist(), count_name="layers")
 
 
 def latency_by_onnx_node(plan: EnginePlan, use_names: bool = True, split: str = "dominant") -> pd.DataFrame:

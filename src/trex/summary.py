@@ -8,9 +8,11 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from .model.facts import MISSING, engine_facts, show, summary_dict
+from .model.latency import group_latency
 from .model.plan import EnginePlan
 
 _TACTIC_HASH_RE = re.compile(r"_0x[0-9a-fA-F]+$")
@@ -50,39 +52,34 @@ def model_summary(plan: EnginePlan) -> dict[str, Any]:
     }
 
 
-def _grouped(plan: EnginePlan, column: str) -> pd.DataFrame:
+def _grouped(plan: EnginePlan, column: str, values: list[str] | None = None) -> pd.DataFrame:
+    """Layers per value of ``column``: count, timed, summed average latency (NaN when none of
+    them is timed) and share (:func:`~trex.model.latency.group_latency`)."""
     df = plan.df
-    if df.empty:
-        return pd.DataFrame(columns=[column, "count", "latency_ms", "latency_pct"])
-    keys = df[column].fillna("None").astype(str)
-    out = (
-        df.assign(**{column: keys})
-        .groupby(column, sort=False)
-        .agg(count=("Name", "size"), latency_ms=("latency.avg_time", "sum"))
-        .reset_index()
-    )
-    total = out["latency_ms"].sum()
-    out["latency_pct"] = 100.0 * out["latency_ms"] / total if total > 0 else float("nan")
-    return out.sort_values(["latency_ms", "count"], ascending=False, ignore_index=True)
+    keys = values if values is not None else \
+        df[column].fillna("None").astype(str).tolist() if len(df) else []
+    return group_latency({column: keys}, df["latency.avg_time"].to_numpy(dtype="float64")
+                         if len(df) else np.zeros(0))
 
 
 def latency_by_type(plan: EnginePlan) -> pd.DataFrame:
-    """Layer count, summed average latency (ms) and share of latency per layer type."""
+    """Layer count, timed layers, summed average latency (ms) and share of latency per layer type."""
     return _grouped(plan, "type")
 
 
 def latency_by_precision(plan: EnginePlan) -> pd.DataFrame:
-    """Layer count, summed average latency (ms) and share of latency per precision."""
+    """Layer count, timed layers, summed average latency (ms) and share of latency per precision."""
     return _grouped(plan, "precision")
 
 
 def slowest_layers(plan: EnginePlan, n: int = 10) -> pd.DataFrame:
-    """The ``n`` layers with the largest average latency."""
+    """The ``n`` timed layers with the largest average latency (none without a profile)."""
     cols = ["Name", "type", "precision", "latency.avg_time", "latency.pct_time", "tactic"]
     df = plan.df
-    if df.empty:
+    if df.empty or not df["latency.avg_time"].notna().any():
         return pd.DataFrame(columns=cols)
-    return df.nlargest(n, "latency.avg_time")[cols].reset_index(drop=True)
+    return df.dropna(subset=["latency.avg_time"]).nlargest(n, "latency.avg_time")[cols] \
+        .reset_index(drop=True)
 
 
 def tactic_summary(
@@ -90,26 +87,24 @@ def tactic_summary(
     group_tactics: bool = False,
     sort_key: Literal["count", "latency", "id"] = "count",
 ) -> pd.DataFrame:
-    """Per tactic (kernel): layer count, summed latency (ms) and share of the total (%).
+    """Per tactic (kernel): layer count, timed layers, summed latency (ms) and share of the total.
 
     ``latency_pct`` is the tactic's share of the summed layer latency, as in every other trex
-    table. With ``group_tactics`` the ``_0x...`` hash that tells individual kernels apart is
-    removed, so kernel families are counted together.
-    ``sort_key``: ``count`` (most layers first), ``latency`` (slowest first) or ``id`` (engine
-    order).
+    table; a tactic none of whose layers is timed has no latency (NaN). With ``group_tactics`` the
+    ``_0x...`` hash that tells individual kernels apart is removed, so kernel families are counted
+    together. ``sort_key``: ``count`` (most layers first), ``latency`` (slowest first) or ``id``
+    (engine order).
     """
-    df = plan.df[["tactic", "latency.avg_time"]].copy()
-    df["tactic"] = df["tactic"].astype(str)
+    tactics = [str(t) for t in plan.df["tactic"].tolist()]
     if group_tactics:
-        df["tactic"] = df["tactic"].str.replace(_TACTIC_HASH_RE, "", regex=True)
-    out = df.groupby("tactic", sort=False).agg(
-        count=("tactic", "size"), latency_ms=("latency.avg_time", "sum")).reset_index()
-    total = out["latency_ms"].sum()
-    out["latency_pct"] = 100.0 * out["latency_ms"] / total if total > 0 else float("nan")
+        tactics = [_TACTIC_HASH_RE.sub("", t) for t in tactics]
+    out = _grouped(plan, "tactic", tactics)
     if sort_key == "count":
-        out = out.sort_values(["count", "latency_ms"], ascending=False, ignore_index=True)
-    elif sort_key == "latency":
-        out = out.sort_values(["latency_ms", "count"], ascending=False, ignore_index=True)
+        out = out.sort_values(["count", "latency_ms"], ascending=False, na_position="last",
+                              ignore_index=True)
+    elif sort_key == "id":
+        order = {t: i for i, t in enumerate(dict.fromkeys(tactics))}
+        out = out.sort_values("tactic", key=lambda s: s.map(order), ignore_index=True)
     return out
 
 
@@ -129,14 +124,19 @@ def headline_rows(plan: EnginePlan) -> dict[str, str]:
         "Inputs": ", ".join(facts.inputs) or MISSING,
         "Outputs": ", ".join(facts.outputs) or MISSING,
         "Layers": str(facts.layers),
-        "Latency": (f"{_ms(facts.latency_ms)} (sum of layer averages)" if facts.latency_ms
-                    is not None else f"{MISSING} (no per-layer profile: --exportProfile)"),
+        "Latency": (f"{_ms(facts.latency_ms)} (sum of layer averages" +
+                    ("" if facts.timed_layers == facts.layers else
+                     f"; {facts.timed_layers} of {facts.layers} layers timed") + ")"
+                    if facts.latency_ms is not None
+                    else f"{MISSING} (no per-layer profile: --exportProfile)"),
         "Measured": ", ".join(f"{label} {value}" for label, value in (
             ("latency median", _ms(facts.latency_median_ms)),
             ("GPU compute median", _ms(facts.gpu_compute_median_ms)),
             ("throughput", MISSING if facts.throughput_qps is None
              else f"{facts.throughput_qps:.2f} qps")))
-        if plan.measured.available else f"{MISSING} (no trtexec performance summary)",
+        + (" (trtexec's performance summary)" if plan.measured.origin == "summary" else
+           f" ({plan.measured.source.split(' of ')[0]} of --exportTimes)")
+        if plan.measured.available else f"{MISSING} (no trtexec performance summary or timings)",
         "Weights": _bytes(facts.weights_bytes),
         "Activations": (f"{_bytes(facts.activations_bytes)} (TREx: per layer I/O); "
                         f"{_bytes(facts.activation_footprint_bytes)} unique tensors"),

@@ -1,7 +1,8 @@
 """Chrome/Perfetto trace export: per-iteration timings and per-layer averages in execution order.
 
 The result is the Trace Event JSON that ui.perfetto.dev and chrome://tracing open: one process for
-the iterations of ``--exportTimes`` (enqueue, H2D, compute and D2H tracks plus a latency counter)
+the iterations of ``--exportTimes`` (enqueue, H2D, compute and D2H tracks plus a latency counter;
+the iterations inside trtexec's warm-up are named ``warm-up iteration N``, category ``warmup``)
 and one for the engine's layers, each drawn for its average time on its CUDA stream, starting when
 its inputs are ready and its stream is free.
 """
@@ -19,6 +20,7 @@ import pandas as pd
 
 from .errors import InputError
 from .jsonable import json_value
+from .model.measurement import DEFAULT_WARMUP_MS, warmup_iterations
 from .model.plan import EnginePlan
 from .safety import atomic_write
 
@@ -66,11 +68,14 @@ def chrome_trace(source: EnginePlan | pd.DataFrame | str | os.PathLike, *, itera
         source = load_timeline_source(source)
     plan = source if isinstance(source, EnginePlan) else None
     timings = plan.timings if plan is not None else source
+    warm = plan.warmup.iterations if plan is not None else \
+        warmup_iterations(timings, DEFAULT_WARMUP_MS)
     events: list[dict[str, Any]] = []
     name = plan.name if plan is not None else "engine"
-    counts = {"iterations": 0, "layers": 0}
+    counts = {"iterations": 0, "layers": 0, "warmup_iterations": 0}
     if iterations and timings is not None and len(timings):
-        counts["iterations"] = _iteration_events(events, timings, max_iterations)
+        counts["iterations"] = _iteration_events(events, timings, max_iterations, warm)
+        counts["warmup_iterations"] = min(warm, counts["iterations"])
     if layers and plan is not None:
         counts["layers"] = _layer_events(events, plan, latency)
     if not events:
@@ -119,7 +124,7 @@ def _column(df: pd.DataFrame, keys: tuple[str, ...]) -> np.ndarray | None:
 
 
 def _iteration_events(events: list[dict[str, Any]], df: pd.DataFrame,
-                      max_iterations: int | None) -> int:
+                      max_iterations: int | None, warmup: int = 0) -> int:
     if max_iterations is not None:
         df = df.iloc[:max(0, max_iterations)]
     n = len(df)
@@ -147,8 +152,13 @@ def _iteration_events(events: list[dict[str, Any]], df: pd.DataFrame,
             args: dict[str, Any] = {"iteration": i, "duration_ms": round(e - s, 6)}
             if tid == 3 and latency is not None and math.isfinite(latency[i]):
                 args["latency_ms"] = float(latency[i])
-            events.append({"ph": "X", "pid": ITERATIONS_PID, "tid": tid, "name": f"iteration {i}",
-                           "cat": "iteration", "ts": ts, "dur": dur, "args": args})
+            warm = i < warmup  # trtexec's warm-up: left out of its statistics
+            if warm:
+                args["warmup"] = True
+            events.append({"ph": "X", "pid": ITERATIONS_PID, "tid": tid,
+                           "name": f"warm-up iteration {i}" if warm else f"iteration {i}",
+                           "cat": "warmup" if warm else "iteration", "ts": ts, "dur": dur,
+                           "args": args})
     counter = latency if latency is not None else compute
     gpu_start = spans[2][1] if spans[2][1] is not None else starts[0]
     if counter is not None:

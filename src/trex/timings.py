@@ -1,8 +1,10 @@
 """Per-iteration timings (``--exportTimes``): percentiles, jitter, host-bound runs, transfers, drift.
 
 Works on 8.x+ records (``h2dMs``/``computeMs``/``d2hMs``) and 7.x records (``inMs``/``outMs``/
-``endToEndMs``). Percentiles use trtexec's rule (the value below which ``p`` % of the sorted
-iterations lie), so p50/p99 match its performance summary on the same run.
+``endToEndMs``). Every statistic uses the timed iterations only: the records inside trtexec's
+warm-up (:mod:`trex.model.measurement`) are marked ``warmup`` and left out, as trtexec's performance
+summary leaves them out. Percentiles use trtexec's rule (the value below which ``p`` % of the
+sorted iterations lie), so min, max, median and p90/p95/p99 equal its summary on the same run.
 """
 
 from __future__ import annotations
@@ -13,81 +15,42 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .model.facts import engine_facts
+from .model.measurement import (
+    DEFAULT_WARMUP_MS,
+    ITERATION_COLUMNS,
+    iteration_records,
+    throughput_qps,
+    trtexec_percentile,
+    warmup_iterations,
+)
 from .model.plan import EnginePlan
 
 PERCENTILES = (50, 90, 95, 99)
 METRICS = ("latency", "enqueue", "h2d", "compute", "d2h", "end_to_end")
 ENQUEUE_BOUND_RATIO = 0.8  # trtexec: enqueue median > 0.8 x compute median
 UNSTABLE_CV_PCT = 1.0  # trtexec: coefficient of variation of GPU compute above 1 %
-WARMUP_PCT = 5.0
+SLOW_START_PCT = 5.0
 DRIFT_PCT = 2.0
 
 
-def _records(source: EnginePlan | pd.DataFrame) -> pd.DataFrame:
-    return source.timings if isinstance(source, EnginePlan) else source
+def timing_records(source: EnginePlan | pd.DataFrame, warmup_ms: float | None = None) -> pd.DataFrame:
+    """One row per iteration in ms (:func:`~trex.model.measurement.iteration_records`): enqueue,
+    h2d, compute, d2h, latency, end_to_end, start/end times and ``warmup`` (True for the records
+    trtexec's statistics leave out). A plan knows its warm-up; for bare records it is
+    ``warmup_ms`` (default: trtexec's 200 ms)."""
+    if isinstance(source, EnginePlan):
+        return iteration_records(source.timings, source.warmup.iterations)
+    if source is not None and list(source.columns) == ITERATION_COLUMNS:
+        return source  # already normalised
+    warm = warmup_iterations(source, DEFAULT_WARMUP_MS if warmup_ms is None else warmup_ms)
+    return iteration_records(source, warm)
 
 
-def _col(df: pd.DataFrame, *names: str) -> np.ndarray | None:
-    for name in names:
-        if name in df.columns:
-            return df[name].to_numpy(dtype="float64")
-    return None
-
-
-def _span(df: pd.DataFrame, start: tuple[str, ...], end: tuple[str, ...]) -> np.ndarray | None:
-    a, b = _col(df, *start), _col(df, *end)
-    return None if a is None or b is None else b - a
-
-
-_COLUMNS = ["iteration", "start_ms", "enqueue_ms", "h2d_ms", "compute_ms", "d2h_ms", "latency_ms",
-            "end_to_end_ms", "compute_start_ms", "compute_end_ms"]
-
-
-def timing_records(source: EnginePlan | pd.DataFrame) -> pd.DataFrame:
-    """One row per iteration in ms: enqueue, h2d, compute, d2h, latency, end_to_end, start/end times."""
-    df = _records(source)
-    columns = _COLUMNS
-    if df is not None and list(df.columns) == columns:
-        return df  # already normalised
-    if df is None or df.empty:
-        return pd.DataFrame(columns=columns)
-    n = len(df)
-    nan = np.full(n, math.nan)
-    h2d = _col(df, "h2dMs", "inMs")
-    d2h = _col(df, "d2hMs", "outMs")
-    compute = _col(df, "computeMs")
-    if h2d is None:
-        h2d = _span(df, ("startH2dMs", "startInMs"), ("endH2dMs", "endInMs"))
-    if d2h is None:
-        d2h = _span(df, ("startD2hMs", "startOutMs"), ("endD2hMs", "endOutMs"))
-    if compute is None:
-        compute = _span(df, ("startComputeMs",), ("endComputeMs",))
-    latency = _col(df, "latencyMs")
-    if latency is None:
-        latency = _span(df, ("startH2dMs", "startInMs"), ("endD2hMs", "endOutMs"))
-    enqueue = _span(df, ("startEnqMs",), ("endEnqMs",))
-    start = _col(df, "startH2dMs", "startInMs", "startEnqMs", "startComputeMs")
-    return pd.DataFrame({
-        "iteration": np.arange(n),
-        "start_ms": nan if start is None else start,
-        "enqueue_ms": nan if enqueue is None else enqueue,
-        "h2d_ms": nan if h2d is None else h2d,
-        "compute_ms": nan if compute is None else compute,
-        "d2h_ms": nan if d2h is None else d2h,
-        "latency_ms": nan if latency is None else latency,
-        "end_to_end_ms": _col(df, "endToEndMs") if "endToEndMs" in df.columns else nan,
-        "compute_start_ms": _col(df, "startComputeMs") if "startComputeMs" in df.columns else nan,
-        "compute_end_ms": _col(df, "endComputeMs") if "endComputeMs" in df.columns else nan,
-    }, columns=columns)
-
-
-def trtexec_percentile(values: np.ndarray, pct: float) -> float:
-    """trtexec's percentile: sorted[max(n - 1 - int((1 - pct/100) * n), 0)]."""
-    values = np.sort(values[~np.isnan(values)])
-    n = len(values)
-    if not n:
-        return math.nan
-    return float(values[max(n - 1 - int((1 - pct / 100) * n), 0)])
+def timed_records(source: EnginePlan | pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`timing_records` that trtexec times (the warm-up left out)."""
+    records = timing_records(source)
+    return records[~records["warmup"].to_numpy(dtype=bool)] if len(records) else records
 
 
 def _stats(values: np.ndarray) -> dict[str, float]:
@@ -107,10 +70,11 @@ def _stats(values: np.ndarray) -> dict[str, float]:
 
 
 def latency_percentiles(source: EnginePlan | pd.DataFrame) -> pd.DataFrame:
-    """Count, mean, min, median, p50/p90/p95/p99, max, std, CV % and jitter per metric (ms).
+    """Count, mean, min, median, p50/p90/p95/p99, max, std, CV % and jitter per metric (ms), over
+    the timed iterations (the warm-up left out, as in trtexec's summary).
 
     ``jitter_ms`` is the mean absolute change between consecutive iterations."""
-    records = timing_records(source)
+    records = timed_records(source)
     rows = []
     for metric in METRICS:
         stats = _stats(records[f"{metric}_ms"].to_numpy(dtype="float64")) if len(records) else {}
@@ -122,8 +86,9 @@ def latency_percentiles(source: EnginePlan | pd.DataFrame) -> pd.DataFrame:
 
 
 def warmup_drift(source: EnginePlan | pd.DataFrame, metric: str = "latency") -> dict[str, Any]:
-    """Warm-up (first iterations slower than the median) and drift (last decile vs first decile)."""
-    values = timing_records(source)[f"{metric}_ms"].to_numpy(dtype="float64")
+    """A slow start (the first timed iterations slower than the median) and drift (last decile vs
+    first decile), over the timed iterations; ``warmup`` keeps its name for the slow start."""
+    values = timed_records(source)[f"{metric}_ms"].to_numpy(dtype="float64")
     values = values[~np.isnan(values)]
     if len(values) < 20:
         return {"iterations": int(len(values))}
@@ -139,7 +104,7 @@ def warmup_drift(source: EnginePlan | pd.DataFrame, metric: str = "latency") -> 
         "first_iterations": int(len(head)),
         "first_iterations_mean_ms": float(head.mean()),
         "warmup_pct": warmup_pct,
-        "warmup": warmup_pct > WARMUP_PCT,
+        "warmup": warmup_pct > SLOW_START_PCT,
         "settled_after": int(settled[0]) if len(settled) else None,
         "decile_medians_ms": deciles,
         "drift_pct": drift_pct,
@@ -147,25 +112,14 @@ def warmup_drift(source: EnginePlan | pd.DataFrame, metric: str = "latency") -> 
     }
 
 
-def _median_gpu_compute(plan: EnginePlan) -> tuple[float | None, str]:
-    records = timing_records(plan)
-    if len(records) and records["compute_ms"].notna().any():
-        return float(records["compute_ms"].median()), "median computeMs of --exportTimes"
-    value = plan.performance_summary.get("GPU Compute Time")
-    if isinstance(value, list) and len(value) >= 4:
-        try:
-            return float(value[3]), "median GPU Compute Time of the performance summary"
-        except (TypeError, ValueError):
-            pass
-    return None, "no timings and no performance summary"
-
-
 def layer_sum_gap(plan: EnginePlan) -> dict[str, Any]:
     """The sum of per-layer average times against the measured GPU compute time, and why they differ."""
     lat = plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else np.zeros(0)
     timed = int(np.sum(lat > 0))
     layer_sum = float(np.nansum(lat))
-    measured, source = _median_gpu_compute(plan)
+    measured = plan.measured.gpu_compute_median_ms
+    source = plan.measured.source if measured is not None else \
+        "no timings and no performance summary"
     out: dict[str, Any] = {"sum_of_layers_ms": layer_sum, "measured_ms": measured,
                            "measured_source": source, "layers": len(lat), "timed_layers": timed,
                            "streams": plan.stream_count, "explanation": []}
@@ -175,8 +129,8 @@ def layer_sum_gap(plan: EnginePlan) -> dict[str, Any]:
         return out
     gap = layer_sum - measured
     out.update(gap_ms=gap, gap_pct=100.0 * gap / measured)
-    options = plan.inference_options
-    graphs = str(options.get("CUDA Graph", "")).lower() == "enabled"
+    conditions = engine_facts(plan).profiling
+    graphs = conditions.get("cuda_graph") is True
     why = out["explanation"]
     if gap > 0:
         out["overhead_per_layer_us"] = 1000.0 * gap / max(timed, 1)
@@ -197,20 +151,25 @@ def layer_sum_gap(plan: EnginePlan) -> dict[str, Any]:
         untimed = len(lat) - timed
         if untimed:
             why.append(f"{untimed} layers have no (or zero) profile time")
-    if str(options.get("Separate profiling", "")).lower() == "enabled":
+    if conditions.get("separate_profile_run") is True and conditions.get("profiler") is not False:
         why.append("the profile comes from a separate run (--separateProfileRun), so clocks and "
                    "caches may differ from the timed run")
     return out
 
 
 def timing_analysis(source: EnginePlan | pd.DataFrame) -> dict[str, Any]:
-    """Percentiles, host-bound and transfer flags (trtexec's thresholds), warm-up, drift, layer gap.
+    """Percentiles, host-bound and transfer flags (trtexec's thresholds), slow start, drift and the
+    layer gap, over the timed iterations; ``warmup_iterations`` counts the records left out.
 
     ``flags`` lists what looks wrong; ``layer_gap`` (:func:`layer_sum_gap`) needs a plan."""
-    records = timing_records(source)
-    out: dict[str, Any] = {"available": bool(len(records)), "iterations": int(len(records))}
+    every = timing_records(source)
+    records = every[~every["warmup"].to_numpy(dtype=bool)] if len(every) else every
+    out: dict[str, Any] = {"available": bool(len(records)), "iterations": int(len(records)),
+                           "warmup_iterations": int(len(every) - len(records))}
     if isinstance(source, EnginePlan):
         out["layer_gap"] = layer_sum_gap(source)
+        out["warmup_ms"] = source.warmup.ms
+        out["warmup_source"] = source.warmup.source
     if not len(records):
         out["flags"] = []
         return out
@@ -229,18 +188,24 @@ def timing_analysis(source: EnginePlan | pd.DataFrame) -> dict[str, Any]:
     out["h2d_pct"] = 100.0 * h2d / total_latency if total_latency else math.nan
     out["d2h_pct"] = 100.0 * d2h / total_latency if total_latency else math.nan
     c_med = compute.get("median", math.nan)
-    out["enqueue_to_compute"] = enqueue["median"] / c_med if enqueue and c_med else math.nan
-    out["host_bound"] = bool(enqueue) and enqueue["median"] > ENQUEUE_BOUND_RATIO * c_med
+    # trtexec's summary has the enqueue median at full precision; the exported start/end stamps
+    # are rounded (6 significant digits), so the records' own enqueue times are a fallback.
+    measured = source.measured if isinstance(source, EnginePlan) else None
+    e_med = measured.enqueue_median_ms if measured is not None and \
+        measured.enqueue_median_ms is not None else enqueue.get("median", math.nan)
+    out["enqueue_to_compute"] = e_med / c_med if enqueue and c_med else math.nan
+    out["host_bound"] = bool(enqueue) and e_med > ENQUEUE_BOUND_RATIO * c_med
     out["h2d_bound"] = stats.get("h2d", {}).get("median", 0.0) >= c_med > 0 and h2d > 0
     out["d2h_bound"] = stats.get("d2h", {}).get("median", 0.0) >= c_med > 0 and d2h > 0
     out["unstable"] = compute.get("cv_pct", 0.0) > UNSTABLE_CV_PCT
+    out["throughput_qps"] = measured.throughput_qps if measured is not None and \
+        measured.throughput_qps is not None else throughput_qps(records)
     span = _span_ms(records)
     if span:
-        out["throughput_qps"] = 1000.0 * len(records) / span
         busy = float(np.nansum(records["compute_ms"]))
         out["gpu_utilization_pct"] = 100.0 * busy / span
     if out["host_bound"]:
-        flags.append(f"host-bound: median enqueue {enqueue['median']:.4f} ms > 0.8 x median GPU "
+        flags.append(f"host-bound: median enqueue {e_med:.4f} ms > 0.8 x median GPU "
                      f"compute {c_med:.4f} ms (try CUDA graphs)")
     if out["h2d_bound"]:
         flags.append("bound by host-to-device transfers (median H2D >= median compute)")
@@ -252,8 +217,9 @@ def timing_analysis(source: EnginePlan | pd.DataFrame) -> dict[str, Any]:
     drift = warmup_drift(records)
     out["warmup"] = drift
     if drift.get("warmup"):
-        flags.append(f"warm-up: first {drift['first_iterations']} iterations {drift['warmup_pct']:.1f} % "
-                     "slower than the median")
+        flags.append(f"slow start: the first {drift['first_iterations']} timed iterations are "
+                     f"{drift['warmup_pct']:.1f} % slower than the median (after trtexec's "
+                     "warm-up)")
     if drift.get("drift"):
         flags.append(f"drift: latency moved {drift['drift_pct']:+.1f} % from the first to the last "
                      "decile of iterations (clocks, temperature, contention)")

@@ -70,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
                           ("Latency by precision", tables["by_precision"]),
                           (f"Slowest {args.top} layers", tables["slowest"]),
                           ("Tactics", tables["tactics"])):
+            if title.startswith("Slowest") and df.empty:
+                out.write(f"\n{title}: – (no layer has a time: --exportProfile)\n")
+                continue
             out.write(f"\n{title}:\n{text_table(df)}\n")
         for warning in plan.warnings:
             warn(plan.name, warning)

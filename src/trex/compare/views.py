@@ -181,30 +181,26 @@ def layer_regressions(plans: Sequence[EnginePlan], names: Sequence[str] | None =
 
 def compare_onnx_nodes(plans: Sequence[EnginePlan], names: Sequence[str] | None = None
                        ) -> pd.DataFrame:
-    """Per ONNX node: summed latency of the layers whose ``Metadata`` lists it (a fused layer counts
-    for each node); ``attrs["without_metadata"]`` names engines that list none (pre-8.6)."""
+    """Per ONNX node: its latency in each engine, a fused layer's time split between its nodes as
+    in :func:`trex.onnx_map.latency_by_onnx_node` (NaN where no layer of it is timed), and the
+    layers that implement it; ``attrs["without_metadata"]`` names engines whose layers list no
+    ONNX nodes in ``Metadata`` (pre-8.6: nodes come from the fused layer names)."""
+    from ..onnx_map import TENSORRT, latency_by_onnx_node
+
     names = _names(plans, names)
-    sums: list[dict[str, float]] = []
-    counts: list[dict[str, int]] = []
+    tables = []
     missing = []
     for plan, name in zip(plans, names):
-        ms: dict[str, float] = {}
-        n: dict[str, int] = {}
         if not has_onnx_metadata(plan):
             missing.append(name)
-        for nodes, latency in zip(plan.df["Metadata"].tolist() if "Metadata" in plan.df else [],
-                                  plan.df["latency.avg_time"].tolist()):
-            for node in dict.fromkeys(nodes if isinstance(nodes, list) else []):
-                ms[node] = ms.get(node, 0.0) + (0.0 if math.isnan(latency) else latency)
-                n[node] = n.get(node, 0) + 1
-        sums.append(ms)
-        counts.append(n)
-    nodes = list(dict.fromkeys(node for ms in sums for node in ms))
+        table = latency_by_onnx_node(plan)
+        tables.append(table[table["onnx_node"] != TENSORRT].set_index("onnx_node"))
+    nodes = list(dict.fromkeys(node for table in tables for node in table.index))
     out = pd.DataFrame({"onnx_node": pd.Series(nodes, dtype=object)})
-    for name, ms in zip(names, sums):
-        out[f"{name} ms"] = pd.array([ms.get(node, math.nan) for node in nodes], dtype="float64")
-    for name, n in zip(names, counts):
-        out[f"{name} layers"] = pd.array([n.get(node, 0) for node in nodes], dtype="int64")
+    for name, table in zip(names, tables):
+        out[f"{name} ms"] = table["latency_ms"].reindex(nodes).to_numpy(dtype="float64")
+    for name, table in zip(names, tables):
+        out[f"{name} layers"] = table["layers"].reindex(nodes).fillna(0).to_numpy(dtype="int64")
     for name in names[1:]:
         out[f"{name} speedup"] = out[f"{names[0]} ms"] / out[f"{name} ms"]
     out["delta ms"] = out[f"{names[-1]} ms"].fillna(0.0) - out[f"{names[0]} ms"].fillna(0.0)

@@ -219,16 +219,23 @@ class ExcelSummary(FigureCharts):
             self._insert(ws, chart, 2, len(df.columns) + 1, n, n)
 
     def add_timings(self) -> Any | None:
-        """Latency per iteration with p50/p90/p95/p99 (a chart) and the percentile table."""
+        """The percentile table of the timed iterations, then latency per iteration with
+        p50/p90/p95/p99 (its data and a chart; the warm-up iterations a series of their own)."""
         if self.plan.timings is None or self.plan.timings.empty:
             return None
         from ..report import engine_timings_figure
         from ..timings import latency_percentiles
 
-        ws = self.add_figures({"Engine timing samples": engine_timings_figure(self.plan)}, "Timings")
+        ws = self._worksheet("Timings")
+        self.write_cell(ws, 0, 0, "Timings", self.title)
         stats = latency_percentiles(self.plan)
-        ws.write(0, 4, "Percentiles (ms)", self.bold)
-        self.write_table(ws, stats, 1, 5)
+        warmup = self.plan.warmup
+        self.write_cell(ws, 2, 0, f"Percentiles (ms) of the timed iterations; the {warmup.iterations} "
+                                  f"in trtexec's {warmup.ms:g} ms warm-up left out", self.bold)
+        self.write_table(ws, stats, 3, 0)
+        row = 3 + len(stats) + 3
+        self.write_cell(ws, row, 0, "Engine timing samples", self.bold)
+        self.add_figure(ws, engine_timings_figure(self.plan), row + 1, 0, "Engine timing samples")
         return ws
 
     def add_lint(self) -> Any:

@@ -169,12 +169,15 @@ def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]
 
 
 def timings_payload(plan: EnginePlan) -> dict[str, Any]:
-    """Per-iteration latency and GPU compute, trtexec-rule percentiles and the timing analysis."""
+    """Per-iteration latency and GPU compute (every record; the first ``warmup_iterations`` are
+    trtexec's warm-up), trtexec-rule percentiles of the timed ones and the timing analysis."""
     from ..timings import latency_percentiles, timing_analysis, timing_records
 
     analysis = timing_analysis(plan)
     out: dict[str, Any] = {"available": bool(analysis.get("available")),
                            "iterations": analysis.get("iterations", 0),
+                           "warmup_iterations": analysis.get("warmup_iterations", 0),
+                           "warmup_ms": analysis.get("warmup_ms"),
                            "flags": [str(f) for f in analysis.get("flags", [])],
                            "layer_gap": clean(analysis.get("layer_gap", {}))}
     if not out["available"]:

@@ -12,7 +12,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..formats.units import PLAUSIBLE_MS, finite
+from . import measurement
+from .measurement import Measured, describe_conditions, logged_conditions
+
+__all__ = ["MISSING", "EngineFacts", "Measured", "describe_conditions", "engine_facts",
+           "logged_conditions", "profiling_conditions", "show", "summary_dict"]
 
 if TYPE_CHECKING:
     from .plan import EnginePlan
@@ -21,88 +25,10 @@ if TYPE_CHECKING:
 MISSING = "–"  # how a missing figure is shown in text
 
 
-@dataclass(frozen=True)
-class Measured:
-    """End-to-end figures trtexec measured (its performance summary); None where absent."""
-
-    latency_median_ms: float | None = None
-    gpu_compute_median_ms: float | None = None
-    throughput_qps: float | None = None
-    source: str = ""  # "profile metadata" or the log it came from
-
-    @classmethod
-    def from_summary(cls, summary: dict[str, Any], source: str = "") -> Measured:
-        """Read TREx's ``performance_summary`` shapes: stat lists [min, max, mean, median, ...]."""
-        return cls(_median(summary, "Latency"), _median(summary, "GPU Compute Time"),
-                   _number(summary.get("Throughput")), source)
-
-    @property
-    def available(self) -> bool:
-        """True if the performance summary gave at least one of the measured figures."""
-        return any(v is not None for v in (self.latency_median_ms, self.gpu_compute_median_ms,
-                                           self.throughput_qps))
-
-
-def _number(value: Any) -> float | None:
-    """A finite, plausible figure (a number, not a string), else None."""
-    if not isinstance(value, (int, float)):
-        return None
-    number = finite(value)
-    return number if number is not None and abs(number) <= PLAUSIBLE_MS else None
-
-
-def _median(summary: dict[str, Any], key: str) -> float | None:
-    named = summary.get("percentiles")
-    if isinstance(named, dict) and isinstance(named.get(key), dict):
-        found = _number(named[key].get("median"))
-        if found is not None:
-            return found
-    value = summary.get(key)
-    if isinstance(value, list) and len(value) >= 4:
-        return _number(value[3])
-    return None
-
-
-# trtexec's "Inference Options" lines that change what per-layer times mean.
-PROFILING_OPTIONS = {"CUDA Graph": "cuda_graph", "Data transfers": "data_transfers",
-                     "Spin-wait": "spin_wait", "Separate profiling": "separate_profile_run"}
-
-
-def logged_conditions(inference_options: dict[str, Any]) -> dict[str, bool]:
-    """The profiling conditions a trtexec log states (``CUDA Graph: Enabled`` ...)."""
-    out = {}
-    for key, ours in PROFILING_OPTIONS.items():
-        text = str(inference_options.get(key, "")).strip().lower()
-        if text in ("enabled", "disabled"):
-            out[ours] = text == "enabled"
-    return out
-
-
-def describe_conditions(state: dict[str, Any]) -> str:
-    """What the per-layer times of a run under these conditions are, in words."""
-    graph, separate, copies = (state.get(k) for k in ("cuda_graph", "separate_profile_run",
-                                                       "data_transfers"))
-    text = ("CUDA graph launches" if graph is True else "stream launches" if graph is False
-            else "launches not recorded")
-    if separate is True:
-        text += ", separate profiling run"
-    elif separate is False:
-        text += ", profiled with the timed run (layer timing adds to the latency)"
-    if copies is not None:
-        text += "; host-device copies " + ("included" if copies else "excluded")
-    return text
-
-
 def profiling_conditions(plan: EnginePlan) -> dict[str, Any]:
-    """How the profile was measured: what ``trex process`` recorded (``trex_profiling``), else
-    what the log's Inference Options say; empty when the inputs do not say."""
-    if plan.profiling_recorded:
-        return dict(plan.profiling_recorded)
-    state: dict[str, Any] = dict(logged_conditions(plan.inference_options))
-    if state:
-        state["source"] = "trtexec log"
-        state["per_layer_times"] = describe_conditions(state)
-    return state
+    """How the engine was timed (:func:`~trex.model.measurement.profiling_conditions`)."""
+    return measurement.profiling_conditions(plan.profiling_recorded, plan.inference_options,
+                                            plan.reporting_options)
 
 
 @dataclass(frozen=True)
@@ -115,6 +41,7 @@ class EngineFacts:
     profiles: list[int]
     profile_id: int
     latency_ms: float | None  # sum of the layers' average latencies (needs a per-layer profile)
+    timed_layers: int  # layers with a time in the per-layer profile
     gpu_compute_median_ms: float | None  # trtexec's performance summary
     latency_median_ms: float | None
     throughput_qps: float | None
@@ -160,13 +87,15 @@ def _facts(plan: EnginePlan) -> EngineFacts:
     detailed = plan.detailed
     device = plan.device
     measured = plan.measured
+    timed = int(plan.df["latency.avg_time"].notna().sum()) if len(plan.df) else 0
     return EngineFacts(
         name=plan.name,
         layers=len(plan.df),
         detailed=detailed,
         profiles=list(plan.profiles),
         profile_id=plan.profile_id,
-        latency_ms=plan.total_runtime if plan.has_profile else None,
+        latency_ms=plan.total_runtime if plan.has_profile and timed else None,
+        timed_layers=timed,
         gpu_compute_median_ms=measured.gpu_compute_median_ms,
         latency_median_ms=measured.latency_median_ms,
         throughput_qps=measured.throughput_qps,

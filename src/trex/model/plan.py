@@ -24,9 +24,11 @@ from ..formats.registry import InputCache
 from ..perf import gc_paused
 from . import loader, validation
 from .dataframe import layers_dataframe
-from .facts import Measured, summary_text
+from .facts import summary_text
 from .graph import LayerGraph, infer_bindings
+from .latency import latency_shares
 from .layer import Layer, fold_no_ops, mark_dla
+from .measurement import Measured, WarmUp, iteration_records, measured_figures, plan_warmup
 from .profiles import profile_of_name, select_profile, strip_profile
 from .tensors import IOTensor, io_tensors
 
@@ -133,8 +135,12 @@ class EnginePlan(LayerGraph):
         self.has_profile = run is not None
         latencies = self._join_profile(run) if run is not None else []
         self._df = layers_dataframe(self.layers, latencies)
+        if self.has_profile:  # one definition of a share (see .latency), not the profile's rounding
+            self._df["latency.pct_time"] = latency_shares(
+                self._df["latency.avg_time"].to_numpy(dtype="float64"))
         self.timings = self._read_timings(inputs.timings, profile_run, cache)
         self._read_metadata(inputs, cache)
+        self._read_measurement(inputs)
         inputs_, outputs_ = self.get_bindings()
         self.io_tensors: list[IOTensor] = io_tensors(info.io_tensors, inputs_, outputs_)
         self._compute_summary()
@@ -235,6 +241,7 @@ class EnginePlan(LayerGraph):
         self._warn_all(w1 + w2 + w3)
         self.performance_summary: dict[str, Any] = dict(meta_profile.section("performance_summary"))
         self.inference_options: dict[str, Any] = dict(meta_profile.section("inference_options"))
+        self.reporting_options: dict[str, Any] = dict(meta_profile.section("reporting_options"))
         self.profiling_recorded: dict[str, Any] = dict(meta_profile.section("trex_profiling"))
         self.device_properties: dict[str, Any] = dict(
             meta_profile.section("device_information") or meta_build.section("device_information"))
@@ -242,9 +249,20 @@ class EnginePlan(LayerGraph):
         self.device: DeviceInfo | None = meta_profile.device or meta_build.device or meta_device.device
         self.builder_cfg: dict[str, Any] = {**meta_build.section("model_options"),
                                             **meta_build.section("build_options")}
-        self.measured = Measured.from_summary(self.performance_summary,
-                                              os.fspath(inputs.profile_metadata or ""))
         self.tensorrt_version: str | None = _version(cache, inputs)
+
+    def _read_measurement(self, inputs: loader.PlanInputs) -> None:
+        """The warm-up trtexec left out, the timed iterations and the measured figures."""
+        options_file = os.fspath(inputs.profile_metadata or "")
+        self.warmup: WarmUp = plan_warmup(self.timings, self.inference_options, options_file)
+        self.measured: Measured = measured_figures(
+            self.performance_summary, options_file,
+            iteration_records(self.timings, self.warmup.iterations), os.fspath(inputs.timings or ""))
+
+    @property
+    def timed_iterations(self) -> pd.DataFrame:
+        """The records of ``timings`` that trtexec's statistics use: the warm-up left out."""
+        return self.timings.iloc[self.warmup.iterations:] if len(self.timings) else self.timings
 
     def _compute_summary(self) -> None:
         df = self._df

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import TrexError
-from ..model.facts import describe_conditions, logged_conditions
+from ..model.measurement import describe_conditions, logged_conditions
 
 __all__ = ["LATEST", "VERSION_TABLE", "ProcessPaths", "TrtexecFlags", "UnsupportedOption",
            "build_command", "detect_version", "flags_for", "is_engine_file",
@@ -200,20 +200,24 @@ def strongly_typed_remedies(refused: list[str], model: str | os.PathLike | None)
 
 
 def profiling_state(flags: TrtexecFlags, command: list[str],
-                    inference_options: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Whether CUDA graphs, data transfers, spin-wait and a separate profiling run were on.
+                    inference_options: Mapping[str, Any] | None = None,
+                    reporting_options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Whether CUDA graphs, data transfers, spin-wait, the per-layer profiler and a separate
+    profiling run were on.
 
-    trtexec's log says so under "Inference Options"; without it they follow from the version's
-    defaults and the command line. Under CUDA graphs per-layer times come from a separate
-    profiling run (``reportToProfiler`` after each graph launch); without data transfers the
-    host-device copies are in no time at all.
+    trtexec's log says so under "Inference Options" and "Reporting Options" (``Profile``); without
+    it they follow from the version's defaults and the command line. Under CUDA graphs per-layer
+    times come from a separate profiling run (``reportToProfiler`` after each graph launch);
+    without data transfers the host-device copies are in no time at all.
     """
     state: dict[str, Any] = dict(flags.defaults)
     for arg in command:
         if arg in _CONDITION_FLAGS:
             key, value = _CONDITION_FLAGS[arg]
             state[key] = value
-    logged = logged_conditions(dict(inference_options or {}))
+        elif arg.split("=", 1)[0] in ("--exportProfile", "--dumpProfile"):
+            state["profiler"] = True  # trtexec turns its per-layer profiler on for these
+    logged = logged_conditions(dict(inference_options or {}), dict(reporting_options or {}))
     state.update(logged)
     state["source"] = "trtexec log" if logged else "command line"
     state["per_layer_times"] = describe_conditions(state)

@@ -194,10 +194,11 @@ def write_build_metadata(log: str | os.PathLike, output: str | os.PathLike) -> P
 def write_profile_metadata(log: str | os.PathLike, output: str | os.PathLike,
                            flags: TrtexecFlags | None = None,
                            command: list[str] | None = None) -> Path:
-    """TREx's ``X.profile.metadata.json`` (performance summary, inference options, device).
+    """TREx's ``X.profile.metadata.json`` (performance summary, inference and reporting options,
+    device).
 
-    ``trex_profiling`` adds whether CUDA graphs, data transfers, spin-wait and a separate
-    profiling run were on (see ``commands.profiling_state``): they change what per-layer times
+    ``trex_profiling`` adds whether CUDA graphs, data transfers, spin-wait, the per-layer profiler
+    and a separate profiling run were on (see ``commands.profiling_state``): they change what per-layer times
     mean. Without ``flags``/``command`` they come from the log's version and command line.
     """
     from ..formats.trtexec_log import read_trtexec_log
@@ -205,13 +206,15 @@ def write_profile_metadata(log: str | os.PathLike, output: str | os.PathLike,
     parsed = read_trtexec_log(log)
     data = {key: parsed.metadata.section(key) for key in ("performance_summary",
                                                             "inference_options",
+                                                            "reporting_options",
                                                             "device_information")}
     data["tensorrt_version"] = parsed.version
     if flags is None:
         flags = flags_for(parse_version(parsed.version))
     if command is None:
         command = _split_command(parsed.command)
-    data["trex_profiling"] = profiling_state(flags, command, data["inference_options"])
+    data["trex_profiling"] = profiling_state(flags, command, data["inference_options"],
+                                             data["reporting_options"])
     return _write_json(output, data)
 
 

@@ -1,7 +1,8 @@
-"""Engine latency over the timed iterations of ``--exportTimes``, with percentile lines.
+"""Engine latency over the iterations of ``--exportTimes``, with percentile lines.
 
 TREx plotted bare samples; here p50/p90/p95/p99 (trtexec's percentile rule, :mod:`trex.timings`)
-are drawn as lines, and GPU compute time is shown when it differs from the latency.
+are drawn as lines over the timed iterations, the warm-up iterations trtexec leaves out are drawn
+apart (grey, labelled), and GPU compute time is shown when it differs from the latency.
 """
 
 from __future__ import annotations
@@ -35,19 +36,34 @@ def timing_source(source: EnginePlan | pd.DataFrame | str | os.PathLike, run: in
 
 def timing_percentiles(source: EnginePlan | pd.DataFrame | str | os.PathLike,
                        metric: str = "latency") -> dict[str, float]:
-    """``{"p50": ..., "p90": ..., "p95": ..., "p99": ...}`` of ``metric`` (ms)."""
-    values = timing_source(source)[f"{metric}_ms"].to_numpy(dtype="float64")
+    """``{"p50": ..., "p90": ..., "p95": ..., "p99": ...}`` of ``metric`` (ms) over the timed
+    iterations."""
+    records = timing_source(source)
+    values = records.loc[~records["warmup"].to_numpy(dtype=bool), f"{metric}_ms"].to_numpy(
+        dtype="float64")
     return {f"p{p}": trtexec_percentile(values, p) for p in PERCENTILES}
 
 
 def engine_timings_figure(source: EnginePlan | pd.DataFrame | str | os.PathLike,
                           title: str = "Engine Timing Samples") -> go.Figure:
-    """Latency of every timed iteration, with horizontal p50/p90/p95/p99 lines (traces named ``p50``...)."""
+    """Latency of every timed iteration, with horizontal p50/p90/p95/p99 lines (traces named ``p50``...);
+    the warm-up iterations, left out of every statistic, are a grey trace of their own."""
     go = plotly()
-    records = timing_source(source)
+    every = timing_source(source)
+    warm = every["warmup"].to_numpy(dtype=bool)
+    if warm.any():
+        fig_warm = every[warm]
+        warm_trace = go.Scattergl(
+            x=fig_warm["iteration"].to_numpy(), y=fig_warm["latency_ms"].to_numpy(dtype="float64"),
+            mode="markers", name=f"Warm-up ({int(warm.sum())}, left out)",
+            marker={"size": 3, "color": "#9e9e9e"},
+            hovertemplate="warm-up iteration %{x}<br>%{y:.4f} ms<extra></extra>")
+    records = every[~warm]
     fig = go.Figure()
     latency = records["latency_ms"].to_numpy(dtype="float64")
     iterations = records["iteration"].to_numpy()
+    if warm.any():
+        fig.add_trace(warm_trace)
     fig.add_trace(go.Scattergl(x=iterations, y=latency, mode="markers", name="Latency",
                                marker={"size": 4, "color": "#4064ec"},
                                hovertemplate="iteration %{x}<br>%{y:.4f} ms<extra></extra>"))

@@ -150,7 +150,9 @@
 /**
  * @typedef {Object} TimingsJSON
  * @property {boolean} available
- * @property {number} iterations
+ * @property {number} iterations  timed iterations (trtexec's warm-up left out)
+ * @property {number} [warmup_iterations]  leading records inside the warm-up
+ * @property {number|null} [warmup_ms]
  * @property {string[]} flags
  * @property {Object<string, any>} layer_gap
  * @property {(number|null)[]} [latency]

@@ -61,7 +61,7 @@ function buildOverview(sec, e) {
     ['trtexec GPU compute median', ms(hd.gpu_compute_median_ms)],
     ['Throughput', isNum(hd.throughput_qps) ? `${fmtNum(hd.throughput_qps)} qps` : MISSING],
     ['Profiled iterations', hd.profile_iterations == null ? MISSING : fmtValue(hd.profile_iterations)],
-    ['Timed iterations', d.timings.available ? fmtNum(d.timings.iterations) : MISSING]],
+    ['Timed iterations', d.timings.available ? fmtNum(d.timings.iterations) + (d.timings.warmup_iterations ? ` (${fmtNum(d.timings.warmup_iterations)} warm-up left out)` : '') : MISSING]],
   (hd.rows || {})['Profiled with'] ? `Profiled with ${(hd.rows || {})['Profiled with']}.` : '');
   card('Layers', INT.format(hd.layers), [['Types', String(new Set(e.L.type).size)], ['Precisions', hd.precision_mix],
     ['Streams', hd.streams > 1 ? fmtValue(hd.streams) : ''], ['Profiles', (hd.profiles || []).length > 1 ? `${hd.profiles.join(', ')} (showing ${hd.profile_id})` : ''],
@@ -100,7 +100,7 @@ function buildOverview(sec, e) {
     const box = h('div', { class: 'chart-card wide' }, [h('h3', { text: 'Percentiles (ms, trtexec rule)' })]);
     box.append(h('div', { class: 'scroll-box' }, frameTable(T.percentiles)));
     if (T.flags.length) box.append(h('ul', { class: 'flags' }, T.flags.map(f => h('li', { text: f }))));
-    else box.append(h('p', { class: 'note', text: 'No timing flag raised (host-bound, transfers, instability, warm-up, drift).' }));
+    else box.append(h('p', { class: 'note', text: 'No timing flag raised (host-bound, transfers, instability, slow start, drift).' }));
     g2.append(box);
   } else {
     page.append(h('p', { class: 'note', text: 'No per-iteration timings (--exportTimes) were given for this engine.' }));
