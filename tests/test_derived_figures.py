@@ -130,3 +130,107 @@ def test_pct_time_is_the_share_of_the_summed_layer_latency(engines):
             assert pct == pytest.approx(percentage[name], abs=1e-4), (folder.name, name)
         checked += 1
     assert checked >= 8
+
+
+# ------------------------------------------------------------------ shapes after NoOp folding
+def _flatten_behind_noop(engines, tmp_path):
+    """trt10.4-alexnet with its first classifier GEMM reading the flattened [1, 9216] tensor
+    through a NoOp reshape of the [1, 9216, 1, 1] tensor the Myelin kernel writes (the layout of
+    a TensorRT 10 classifier behind a pooled tensor)."""
+    folder = engines / "trt10.4-alexnet-fp16"
+    graph = json.loads((folder / "alexnet_fp16.graph.json").read_text())
+    layers = graph["Layers"]
+    kgen = next(la for la in layers if la["Name"].startswith("__myl_Res"))
+    gemm = next(la for la in layers if la["Name"].startswith("/classifier/classifier_1/Gemm"))
+    flat = kgen["Outputs"][0]
+    assert flat["Dimensions"] == [1, 9216] and gemm["Inputs"][0]["Name"] == flat["Name"]
+    pooled = dict(flat, Name="pooled", Dimensions=[1, 9216, 1, 1])
+    kgen["Outputs"] = [pooled]
+    noop = {"Name": "reshape_before_gemm", "LayerType": "NoOp", "Inputs": [pooled],
+            "Outputs": [flat]}
+    layers.insert(layers.index(gemm), noop)
+    out = tmp_path / "alexnet"
+    shutil.copytree(folder, out)
+    (out / "alexnet_fp16.graph.json").write_text(json.dumps(graph))
+    return out, gemm
+
+
+def test_folded_noop_keeps_the_shape_the_layer_reads(engines, tmp_path):
+    from trex.compute.model import gemm_cost
+    from trex.lint import lint
+
+    folder, raw_gemm = _flatten_behind_noop(engines, tmp_path)
+    plan = _load(folder)
+    gemm = plan.find(raw_gemm["Name"])
+    # the edge is rewired to the producer's tensor; the shape is the one the GEMM reads
+    assert gemm.inputs[0].name == "pooled" and gemm.inputs[0].shape == [1, 9216]
+    row = plan.df.set_index("Name").loc[raw_gemm["Name"]]
+    assert row["Inputs"][0]["Dimensions"] == raw_gemm["Inputs"][0]["Dimensions"] == [1, 9216]
+    assert plan.producers["pooled"][0].name.startswith("__myl_Res")
+    # K = 9216 (B is [9216, 4096] in the export), not 1 from the pooled tensor's last dimension
+    b = raw_gemm["Inputs"][1]["Dimensions"]
+    cost = gemm_cost(gemm)
+    assert (cost.m, cost.n, cost.k) == (1, b[1], b[0]) == (1, 4096, 9216)
+    assert cost.macs == 4096 * 9216
+    findings = lint(plan)
+    assert not ((findings["layer"] == raw_gemm["Name"])
+                & findings["hazard"].str.contains("not aligned")).any()
+
+
+def test_folded_reshape_before_softmax_in_a_real_export(engines):
+    """trt8.6-resnet50: the Softmax reads [1, 1000] behind ``reshape_after_/backbone/fc/Gemm``."""
+    raw = json.loads((engines / "trt8.6-resnet50-int8" / "resnet50-int8.engine.graph.json").read_text())
+    softmax = next(la for la in raw["Layers"] if la["Name"] == "/softmax/Softmax")
+    plan = _load(engines / "trt8.6-resnet50-int8")
+    layer = plan.find("/softmax/Softmax")
+    assert layer.inputs[0].shape == softmax["Inputs"][0]["Dimensions"] == [1, 1000]
+    assert layer.inputs[0].name == "/backbone/fc/Gemm_out_tensor"  # the GEMM's own output
+    assert plan.producers[layer.inputs[0].name][0].name == "/backbone/fc/Gemm"
+
+
+# ------------------------------------------------------------------ weights of Myelin regions
+def test_myelin_gemm_constants_are_weights(engines):
+    """trt10.4-alexnet: the three FC GEMMs read their weights (``__mye…dconst``), bias and scales
+    as input tensors that no layer writes. Counted here from the raw layer JSON."""
+    raw = json.loads((engines / "trt10.4-alexnet-fp16" / "alexnet_fp16.graph.json").read_text())
+    written = {t["Name"] for la in raw["Layers"] for t in la.get("Outputs", [])}
+    sizes = {"Half": 2, "Float": 4}
+    constants = {}
+    for la in raw["Layers"]:
+        for t in la.get("Inputs", []):
+            if t["Name"] not in written and t["Name"] not in raw["Bindings"]:
+                constants[(la["Name"], t["Name"])] = math.prod(t["Dimensions"]) * sizes[
+                    t["Format/Datatype"]]
+    assert len(constants) == 12
+    dconst = sum(v for (layer, name), v in constants.items() if name.endswith("dconst"))
+    assert dconst == 2 * (9216 * 4096 + 4096 * 4096 + 4096 * 1000)
+    attributes = 0  # conv Weights and Bias attributes, as before
+    for la in raw["Layers"]:
+        for key in ("Weights", "Bias"):
+            if isinstance(la.get(key), dict):
+                attributes += la[key]["Count"] * sizes[la[key]["Type"]]
+    plan = _load(engines / "trt10.4-alexnet-fp16")
+    assert plan.total_weights_size == attributes + sum(constants.values()) == 122_201_704
+    gemms = plan.df[plan.df["subtype"] == "gemm"].set_index("Name")
+    for name in gemms.index:
+        assert gemms.loc[name, "weights_size"] == sum(
+            v for (layer, _), v in constants.items() if layer == name)
+    # not activations: the GEMMs' I/O is their activation input and output only
+    first = plan.find("/classifier/classifier_1/Gemm_myl9_2")
+    assert first.inputs_size_bytes == 9216 * 2 and first.activation_inputs == first.inputs[:1]
+    assert gemms.loc[first.name, "total_io_size_bytes"] == 9216 * 2 + 4096 * 2
+    facts = engine_facts(plan)
+    assert facts.weights_bytes == 122_201_704 and facts.weights_not_exported == []
+
+
+def test_weights_a_myelin_gemm_does_not_export_are_said_missing(engines, capsys):
+    """trt10.16-mnist: the first Linear runs as a Myelin gemm that reads only its activation
+    ([1, 3136]): its [3136, 1024] weights are not in the export, so no total pretends to be whole."""
+    plan = _load(engines / "trt10.16-mnist-fp32")
+    gemm = plan.find("node_linear_myl4_0")
+    assert gemm.subtype == "gemm" and len(gemm.inputs) == 1 and gemm.weights_size == 0
+    facts = engine_facts(plan)
+    assert facts.weights_not_exported == ["node_linear_myl4_0"]
+    assert trex.summary_dict(plan)["Weights"].endswith("+ not exported (1 layer)")
+    assert main(["summary", str(engines / "trt10.16-mnist-fp32")]) == 0
+    assert "+ not exported in 1 Myelin layer(s): node_linear_myl4_0" in capsys.readouterr().out

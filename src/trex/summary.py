@@ -38,6 +38,7 @@ def model_summary(plan: EnginePlan) -> dict[str, Any]:
         "throughput_qps": facts.throughput_qps,
         "batch_size": facts.batch_size,
         "weights_bytes": facts.weights_bytes,
+        "weights_not_exported": facts.weights_not_exported,
         "activations_bytes": facts.activations_bytes,
         "activation_footprint_bytes": facts.activation_footprint_bytes,
         "precision_mix": facts.precision_mix,
@@ -137,7 +138,11 @@ def headline_rows(plan: EnginePlan) -> dict[str, str]:
         + (" (trtexec's performance summary)" if plan.measured.origin == "summary" else
            f" ({plan.measured.source.split(' of ')[0]} of --exportTimes)")
         if plan.measured.available else f"{MISSING} (no trtexec performance summary or timings)",
-        "Weights": _bytes(facts.weights_bytes),
+        "Weights": _bytes(facts.weights_bytes) + (
+            f" + not exported in {len(facts.weights_not_exported)} Myelin layer(s): "
+            f"{', '.join(facts.weights_not_exported[:3])}"
+            f"{', ...' if len(facts.weights_not_exported) > 3 else ''}"
+            if facts.weights_not_exported else ""),
         "Activations": (f"{_bytes(facts.activations_bytes)} (TREx: per layer I/O); "
                         f"{_bytes(facts.activation_footprint_bytes)} unique tensors"),
         "Precisions": facts.precision_mix or MISSING,

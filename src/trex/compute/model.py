@@ -185,7 +185,7 @@ def layer_cost(layer: Layer) -> Cost:
             setattr(cost, key, None)
     if cost.flops is not None and not math.isfinite(cost.flops):
         cost.flops = None
-    cost.bytes_in = min(sum(tensor.size_bytes for tensor in layer.inputs), _INT64_MAX)
+    cost.bytes_in = min(sum(tensor.size_bytes for tensor in layer.activation_inputs), _INT64_MAX)
     cost.bytes_out = min(sum(tensor.size_bytes for tensor in layer.outputs), _INT64_MAX)
     cost.bytes_weights = min(layer.weights_size, _INT64_MAX)
     if (cost.model == "gemm" and len(layer.inputs) == 1 and not layer.weights_size and cost.n

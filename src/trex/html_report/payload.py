@@ -112,6 +112,7 @@ def headline(plan: EnginePlan) -> dict[str, Any]:
 
     summary = model_summary(plan)
     keep = ("layers", "detailed", "profiles", "profile_id", "average_time_ms", "weights_bytes",
+            "weights_not_exported",
             "activations_bytes", "activation_footprint_bytes", "streams", "profile_iterations",
             "inputs", "outputs", "io_tensors", "gpu_compute_median_ms", "latency_median_ms",
             "throughput_qps", "batch_size", "precision_mix", "tensorrt_version", "trex_summary")

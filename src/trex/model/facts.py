@@ -46,7 +46,8 @@ class EngineFacts:
     latency_median_ms: float | None
     throughput_qps: float | None
     batch_size: int | None
-    weights_bytes: int | None
+    weights_bytes: int | None  # the weights the export lists (attributes and constant inputs)
+    weights_not_exported: list[str]  # layers holding weights the export does not list
     activations_bytes: int | None  # TREx's figure: every layer's inputs and outputs
     activation_footprint_bytes: int | None  # each activation tensor once
     streams: int
@@ -101,6 +102,8 @@ def _facts(plan: EnginePlan) -> EngineFacts:
         throughput_qps=measured.throughput_qps,
         batch_size=batch_size(plan),
         weights_bytes=plan.total_weights_size if detailed and plan.weights_known else None,
+        weights_not_exported=[layer.name for layer in plan.layers if layer.hides_weights]
+        if detailed and plan.weights_known else [],
         activations_bytes=plan.total_act_size if detailed else None,
         activation_footprint_bytes=plan.total_activation_footprint if detailed else None,
         streams=plan.stream_count,
@@ -162,10 +165,16 @@ def summary_dict(plan: EnginePlan) -> dict[str, str]:
         "Average time": show(facts.latency_ms, "{:.3f}", "ms"),
         "Layers": f"{facts.layers}",
         "Weights": show(None if facts.weights_bytes is None else facts.weights_bytes / mb,
-                        "{:.1f}", "MB"),
+                        "{:.1f}", "MB") + not_exported(facts),
         "Activations": show(None if facts.activations_bytes is None
                             else facts.activations_bytes / mb, "{:.1f}", "MB"),
     }
+
+
+def not_exported(facts: EngineFacts) -> str:
+    """`` + not exported (N layers)`` when some layers hold weights the export does not list."""
+    n = len(facts.weights_not_exported)
+    return f" + not exported ({n} layer{'s' if n != 1 else ''})" if n else ""
 
 
 def summary_text(plan: EnginePlan) -> str:

@@ -6,6 +6,7 @@ views read ``layer.stream`` or ``layer.onnx_nodes`` and never look into ``raw_di
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .tensor_format import dtype_bytes
@@ -77,6 +78,7 @@ class Layer:
         self.precision = self.inputs[0].precision if self.inputs else None
         self.output_precision = self.outputs[0].precision if self.outputs else ""
         self.weights_cnt, self.weights_only_size, bias_size = parameter_sizes(raw_dict)
+        self.constant_inputs: list[Activation] = []  # inputs that are weights (count_as_weights)
         io = size_in + size_out
         weights = self.weights_only_size + bias_size
         if io + weights <= _INT64_MAX:  # always, but for a corrupt file's dimensions
@@ -86,6 +88,37 @@ class Layer:
             self.total_io_size_bytes, self.bias_size = _int64(io), _int64(bias_size)
             self.weights_size = _int64(weights)
             self.total_footprint_bytes = _int64(io + weights)
+
+    def count_as_weights(self, names: set[str]) -> None:
+        """Count the inputs named ``names`` as weights, not activations: constant tensors no layer
+        writes (TensorRT 10 Myelin GEMMs read their B operand ``__mye…dconst``, bias and scales
+        as inputs)."""
+        constants = [t for t in self.inputs if t.name in names]
+        if not constants:
+            return
+        size = sum(t.size_bytes for t in constants)
+        self.constant_inputs = constants
+        self.inputs_size_bytes -= size
+        self.total_io_size_bytes -= size
+        self.weights_size = _int64(self.weights_size + size)
+        self.weights_only_size += size
+        self.weights_cnt += sum(math.prod(max(d, 1) for d in t.shape) for t in constants)
+
+    @property
+    def activation_inputs(self) -> list[Activation]:
+        """The inputs other layers (or the engine's inputs) provide: constants left out."""
+        if not self.constant_inputs:
+            return self.inputs
+        return [t for t in self.inputs if t not in self.constant_inputs]
+
+    @property
+    def hides_weights(self) -> bool:
+        """True where the export does not list weights the layer holds: a Myelin region
+        (``{ForeignNode[...]}``) or a Myelin GEMM whose B operand is neither an input nor an
+        attribute."""
+        if self.type == "Myelin":
+            return True
+        return (self.subtype == "gemm" and not self.weights_size and len(self.inputs) == 1)
 
     def tooltip(self) -> str:
         """Every raw attribute but the tensors as ``key:value`` lines (TREx's node tooltip)."""
@@ -159,7 +192,8 @@ def mark_dla(layers: list[Layer]) -> bool:
 
 
 def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:
-    """Remove NoOp layers, reconnecting their consumers to the NoOp's input (as TREx does).
+    """Remove NoOp layers, reconnecting their consumers to the NoOp's input (as TREx does), each
+    consumer keeping the shape and format it reads (TREx gave it the NoOp's input tensor).
 
     A NoOp whose output is a binding instead renames its producer's output to the binding.
     """
@@ -178,10 +212,15 @@ def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:
         backward[first.inputs[0].name] = n.outputs[0]
 
     def resolve(act: Activation) -> Activation:
-        seen = 0
-        while act.name in forward and seen < len(forward):
-            act, seen = forward[act.name], seen + 1
-        return act
+        """The tensor a NoOp chain starts from, as this layer reads it: the edge is rewired (the
+        producer's name), the shape and format stay what the layer reads (a GEMM reading the
+        flattened [1, C] behind a folded reshape of [1, C, 1, 1] keeps [1, C])."""
+        source, seen = act, 0
+        while source.name in forward and seen < len(forward):
+            source, seen = forward[source.name], seen + 1
+        if source is act:
+            return act
+        return Activation({**act.raw, "Name": source.name})
 
     kept = [layer for layer in layers if layer.type != "NoOp"]
     for layer in kept:

@@ -165,6 +165,8 @@ class EnginePlan(LayerGraph):
                            "graph")
         folded = fold_no_ops(layers, {strip_profile(b) for b in bindings} | set(bindings))
         self._set_layers(folded, bindings)
+        if self.detailed:
+            _count_constants_as_weights(self.layers, self.all_layers, bindings)
 
     def _read_profile(self, path: str | os.PathLike[str], run_index: int | None,
                       cache: InputCache) -> ProfileRun:
@@ -274,7 +276,7 @@ class EnginePlan(LayerGraph):
         dynamic = 0
         get = unique.get
         for layer in self.layers:
-            for tensors in (layer.inputs, layer.outputs):
+            for tensors in (layer.activation_inputs, layer.outputs):
                 for tensor in tensors:
                     size = tensor.size_bytes
                     if size > get(tensor.name, -1):
@@ -344,6 +346,19 @@ def _version(cache: InputCache, inputs: loader.PlanInputs) -> str | None:
             if version:
                 return version
     return None
+
+
+def _count_constants_as_weights(layers: list[Layer], all_layers: list[Layer],
+                                bindings: list[str]) -> None:
+    """Inputs that no layer writes (or only a Constant layer does) and that are not engine inputs
+    are constants: TensorRT 10 Myelin GEMMs read their weights, bias and scales this way."""
+    written = {t.name for layer in all_layers if layer.type != "Constant" for t in layer.outputs}
+    engine_io = {strip_profile(b) for b in bindings} | set(bindings)
+    for layer in layers:
+        names = {t.name for t in layer.inputs if t.name not in written
+                 and t.name not in engine_io and strip_profile(t.name) not in engine_io}
+        if names:
+            layer.count_as_weights(names)
 
 
 def _disambiguate_names(raw_layers: list[dict[str, Any]]) -> None:

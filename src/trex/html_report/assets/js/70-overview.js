@@ -69,7 +69,8 @@ function buildOverview(sec, e) {
     ['ONNX node names', hd.onnx_metadata ? 'yes (Metadata)' : 'from layer names']]);
   const bytes = v => isNum(v) ? fmtBytes(v) : MISSING;
   card('Memory', isNum(hd.weights_bytes) ? `${fmtBytes(hd.weights_bytes)} weights` : `${MISSING} weights`, [
-    ['Weights', isNum(hd.weights_bytes) ? fmtBytes(hd.weights_bytes) : `${MISSING} (not in these exports)`],
+    ['Weights', (isNum(hd.weights_bytes) ? fmtBytes(hd.weights_bytes) : `${MISSING} (not in these exports)`)
+      + ((hd.weights_not_exported || []).length ? ` + not exported in ${hd.weights_not_exported.length} Myelin layer(s)` : '')],
     ['Activations (per-layer I/O, TREx)', bytes(hd.activations_bytes)], ['Activation footprint (each tensor once)', bytes(hd.activation_footprint_bytes)]]);
   const F = d.lint.rows;
   /** @type {Object<string, number>} */
