@@ -234,3 +234,110 @@ def test_weights_a_myelin_gemm_does_not_export_are_said_missing(engines, capsys)
     assert trex.summary_dict(plan)["Weights"].endswith("+ not exported (1 layer)")
     assert main(["summary", str(engines / "trt10.16-mnist-fp32")]) == 0
     assert "+ not exported in 1 Myelin layer(s): node_linear_myl4_0" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ engine outputs
+def test_outputs_are_what_the_log_binds(engines, tmp_path):
+    """A build log's layer list where the last region also writes a tensor nothing reads (as
+    TopK's unused values): the log's ``Marking ... as output`` lines name the engine's outputs."""
+    text = (engines / "trt10.16-mnist-fp32" / "result-02.log").read_text()
+    last = "-> y (Float[-1,10]), z (Int64[-1])"
+    assert text.count(last) == 1
+    marked = [line.split("as output: ")[1] for line in text.splitlines() if " as output: " in line]
+    assert marked == ["y", "z"]
+    log = tmp_path / "build.log"
+    log.write_text(text.replace(last, last + ", topk_values (Float[-1,10])"))
+    plan = _load(log)
+    _, outputs = plan.get_bindings()
+    assert [t.name for t in outputs] == marked
+    assert [t.name for t in plan.get_bindings()[0]] == ["x"]  # "Adding network input: x ..."
+    assert engine_facts(plan).outputs == [repr(t) for t in outputs]
+    # without the log's I/O lines the graph's loose ends are all there is (and said so)
+    bare = tmp_path / "bare.log"
+    bare.write_text("\n".join(line for line in log.read_text().splitlines()
+                              if " as output: " not in line and "network input" not in line))
+    guessed = _load(bare)
+    assert "topk_values" in [t.name for t in guessed.get_bindings()[1]]
+    assert any("inferred" in w for w in guessed.warnings)
+
+
+# ------------------------------------------------------------------ verdicts one can act on
+def test_fully_optimised_engine_has_no_warning_it_cannot_act_on(engines, capsys):
+    """NVIDIA's qat-residual-qgap: what is left is the network input's quantize (a reformat of the
+    FP32 input binding) and the FP32 logits of the final FC (the FP32 output binding)."""
+    from trex.lint import lint
+
+    plan = _load(engines / "a100-resnet18-qat-residual-qgap")
+    raw = json.loads(open(plan.graph_file).read())
+    inputs, outputs = raw["Bindings"][:1], raw["Bindings"][1:]
+    df = lint(plan)
+    assert not (df["severity"] != "info").any(), df[df["severity"] != "info"][["linter", "layer"]]
+    quantize = df[df["layer"] == "QuantizeLinear_2"]
+    layer = plan.find("QuantizeLinear_2")
+    assert layer.inputs[0].name in inputs  # it reads the engine's input
+    # one finding for one layer and one cause: qdq's, naming reformat as well
+    assert list(quantize["linter"]) == ["qdq", "hotspots"]
+    assert quantize.iloc[0]["also"] == "reformat"
+    logits = df[(df["linter"] == "conv") & (df["hazard"] == "Quantized Convolution has float outputs.")]
+    assert len(logits) == 1 and logits.iloc[0]["mitigation"].startswith("Expected")
+    assert plan.find(logits.iloc[0]["layer"]).outputs[0].name in outputs
+    assert main(["lint", str(engines / "a100-resnet18-qat-residual-qgap"), "--fail-on",
+                 "warning"]) == 0
+    capsys.readouterr()
+
+
+def test_gemv_and_depthwise_are_info_with_their_reason(engines):
+    from trex.lint import lint
+
+    alexnet = lint(_load(engines / "trt10.4-alexnet-fp16"), ["gemm-tensor-cores"])
+    raw = json.loads((engines / "trt10.4-alexnet-fp16" / "alexnet_fp16.graph.json").read_text())
+    gemms = [la for la in raw["Layers"] if la["LayerType"] == "gemm"]
+    assert all(la["Inputs"][0]["Dimensions"][0] == 1 for la in gemms)  # M = 1: batch 1, GEMV
+    assert all("gemv" in la["TacticName"] for la in gemms)
+    assert len(alexnet) == 3 and set(alexnet["severity"]) == {"info"}
+    assert alexnet["mitigation"].str.startswith("By design for M = 1").all()
+    mobilenet = lint(_load(engines / "trex-mobilenet-qat"), ["conv"])
+    raw = json.loads((engines / "trex-mobilenet-qat" / "mobilenet.qat.onnx.engine.graph.json").read_text())
+    depthwise = {la["Name"] for la in raw["Layers"] if la.get("Groups", 1) > 1
+                 and la.get("Groups") == la["Inputs"][0]["Dimensions"][1]}
+    not_accelerated = mobilenet[mobilenet["hazard"] == "Convolution is not accelerated."]
+    dw = not_accelerated[not_accelerated["layer"].isin(depthwise)]
+    assert len(dw) == 17 and set(dw["severity"]) == {"info"}
+    assert set(not_accelerated[~not_accelerated["layer"].isin(depthwise)]["severity"]) == {"warning"}
+
+
+# ------------------------------------------------------------------ TREx's type
+def test_type_is_parametertype_else_layertype(engines, tmp_path):
+    """TREx: ``type`` is the ParameterType, else the LayerType. A MyelinReformat (no
+    ParameterType in TensorRT 10 exports) keeps its name; the reformat linters still see it."""
+    from trex.lint import ReformatLinter
+
+    folder = engines / "trt10.4-alexnet-fp16"
+    graph = json.loads((folder / "alexnet_fp16.graph.json").read_text())
+    first = graph["Layers"][0]
+    assert first["LayerType"] == "Reformat" and first["ParameterType"] == "Reformat"
+    first["LayerType"] = "MyelinReformat"
+    del first["ParameterType"]
+    copy = tmp_path / "alexnet"
+    shutil.copytree(folder, copy)
+    (copy / "alexnet_fp16.graph.json").write_text(json.dumps(graph))
+    plan = _load(copy)
+    types = dict(zip(plan.df["Name"], plan.df["type"]))
+    for la in graph["Layers"]:
+        if la["LayerType"] in ("NoOp", "Constant"):
+            continue
+        assert types[la["Name"]] == la.get("ParameterType", la["LayerType"])
+    assert types[first["Name"]] == "MyelinReformat"
+    assert plan.find(first["Name"]).is_reformat
+    findings = ReformatLinter(plan).lint()  # FP16 -> FP16, layout only: not a conversion
+    assert first["Name"] not in set(findings["layer"])
+    share = trex.lint.lint(plan, ["reformat-share"])
+    assert share.iloc[0]["evidence"]["reformats"] == 1
+
+
+def test_build_log_layers_get_the_type_the_json_gives(engines):
+    """A build log prints ``Layer(CaskConvolution)``: the type is the JSON's ParameterType."""
+    plan = _load(engines / "trt8.6-mobilenetv2-int8-build")
+    assert set(plan.df["subtype"]) >= {"CaskConvolution", "Reformat"}
+    kinds = dict(zip(plan.df["subtype"], plan.df["type"]))
+    assert kinds["CaskConvolution"] == "Convolution" and kinds["Reformat"] == "Reformat"

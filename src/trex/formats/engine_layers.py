@@ -79,6 +79,20 @@ def _to_int(text: str, default: int) -> int:
         return default
 
 
+# The logical kind (JSON's ParameterType) an implementation names: ``CaskConvolution``,
+# ``PointWiseV2``, ``TiledPooling``. Myelin's own layers (``MyelinReformat``, kgen, gemm) have no
+# ParameterType in JSON exports, so they get none here either.
+_KINDS = ("Deconvolution", "ConvActPool", "Convolution", "Pooling", "SoftMax", "PointWise",
+          "Reformat", "Normalization", "Reduce")
+
+
+def parameter_type(layer_type: str) -> str | None:
+    """The ParameterType a JSON export gives a layer the log names only by its implementation."""
+    if layer_type.startswith("Myelin"):
+        return None
+    return next((kind for kind in _KINDS if kind in layer_type), None)
+
+
 def engine_layer_info(log: BuildLog) -> LayerInfo:
     """The engine layers of a build log as TREx raw layer dicts (tactic names from autotuning)."""
     names = _tactic_names(log)
@@ -90,6 +104,9 @@ def engine_layer_info(log: BuildLog) -> LayerInfo:
             "Inputs": [_tensor_dict(t) for t in layer.inputs],
             "Outputs": [_tensor_dict(t) for t in layer.outputs],
         }
+        kind = parameter_type(layer.type)
+        if kind is not None:
+            raw["ParameterType"] = kind
         if layer.tactic is not None:
             raw["TacticValue"] = layer.tactic
             key = tactic_key(layer.tactic)

@@ -35,6 +35,12 @@ _PROFILE_TITLE = re.compile(r"Profile\s*\((?P<count>\d{1,15})\s+iterations?\s*\)
 _KV_NO_SPACE = re.compile(r"(?P<key>[^:\s][^:]{0,79}):(?!//)(?P<value>\S.*)$")
 _PERCENTILE = re.compile(r"percentile\s*\(\s*(?P<p>[\d.]+)\s*%\s*\)", re.IGNORECASE)
 _ECC = re.compile(r"ECC\s+(?P<state>enabled|disabled)", re.IGNORECASE)
+# Lines that name the engine's I/O tensors: trtexec's bindings (8.2: "Created input binding for
+# x with ...", 8.6+: "Input binding for x with ...") and the ONNX parser's verbose lines.
+_BINDING = re.compile(r"^(?:Created )?(?P<mode>[Ii]nput|[Oo]utput) binding for (?P<name>.+?) "
+                      r"with dimensions\b")
+_NETWORK_INPUT = re.compile(r"^Adding network input: (?P<name>.+?) with dtype\b")
+_MARKED_OUTPUT = re.compile(r"^Marking .+ as output: (?P<name>.+?)\s*$")
 
 _SKIPPED_SECTIONS = {"trace_details", "explanations_of_the_performance_metrics"}
 _FLOAT_VALUES = {"Throughput"}
@@ -55,6 +61,8 @@ class TrtexecLog:
     profile_runs: list[ProfileRun] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     log_warnings: list[str] = field(default_factory=list)  # the log's own [W]/[E]/[F] lines
+    inputs: list[str] = field(default_factory=list)  # I/O tensors the log names (bindings, or
+    outputs: list[str] = field(default_factory=list)  # the parser's network inputs and outputs)
 
 
 def looks_like_trtexec_log(text: str) -> bool:
@@ -185,6 +193,7 @@ class _Parser:
         self.runs: list[ProfileRun] = []
         self.warnings: list[str] = []
         self.log_warnings: list[str] = []
+        self.io: dict[str, dict[str, None]] = {"input": {}, "output": {}}
 
     def feed(self, line: str) -> None:
         if line.startswith("&&&&"):
@@ -194,6 +203,8 @@ class _Parser:
         if parsed is None:  # unprefixed text (layer lists, tool output): neither entry nor end
             return
         severity, from_tensorrt, content = parsed
+        if "binding for" in content or "network input" in content or "as output:" in content:
+            self._io_line(content.strip())
         if severity != "I":
             if severity in "WEF":
                 tag = " [TRT]" if from_tensorrt else ""
@@ -219,6 +230,20 @@ class _Parser:
             self.current = None
         if stripped.startswith("TensorRT version"):
             self._version_line(stripped)
+
+    def _io_line(self, text: str) -> None:
+        """Record an I/O tensor the line names (a binding, a network input or a marked output)."""
+        match = _BINDING.match(text)
+        if match:
+            self.io[match["mode"].lower()][match["name"]] = None
+            return
+        match = _NETWORK_INPUT.match(text)
+        if match:
+            self.io["input"][match["name"]] = None
+            return
+        match = _MARKED_OUTPUT.match(text)
+        if match:
+            self.io["output"][match["name"]] = None
 
     def _banner(self, line: str) -> None:
         self._close()
@@ -299,7 +324,8 @@ class _Parser:
                                  f"TensorRT version: {self.line_version}; using the latter")
         metadata = Metadata(sections, device, self.source, list(self.warnings))
         return TrtexecLog(self.source, version, self.command, metadata, device, self.runs,
-                          self.warnings, self.log_warnings)
+                          self.warnings, self.log_warnings, list(self.io["input"]),
+                          list(self.io["output"]))
 
 
 def _split_entry(text: str) -> tuple[str, str] | None:

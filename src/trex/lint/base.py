@@ -116,6 +116,19 @@ class Linter:
         return Finding(layer, self.name, severity, hazard, evidence, mitigation, help, extra)
 
     @cached_property
+    def engine_io(self) -> tuple[set[str], set[str]]:
+        """(engine input tensor names, engine output tensor names) as the layers see them."""
+        inputs, outputs = self.plan.get_bindings()
+        return {t.name for t in inputs}, {t.name for t in outputs}
+
+    def converts_engine_io(self, layer: Layer) -> bool:
+        """True for a layer that reads an engine input or writes an engine output: a conversion
+        the engine's I/O formats make necessary (``--inputIOFormats``/``--outputIOFormats``)."""
+        inputs, outputs = self.engine_io
+        return any(t.name in inputs for t in layer.inputs[:1]) or \
+            any(t.name in outputs for t in layer.outputs)
+
+    @cached_property
     def latencies(self) -> np.ndarray:
         """Average latency (ms) of each layer of ``plan.layers`` (NaN when unprofiled)."""
         df = self.plan.df

@@ -71,14 +71,15 @@ class ConvLinter(Linter):
             depthwise = kernel.operation == "depthwise convolution" or (
                 isinstance(groups, int) and groups > 1 and c is not None and groups == c)
             if depthwise:
-                mitigation = ("Depthwise convolutions (one channel per group) do not map to Tensor "
-                              "Cores; they are memory bound, so fuse them with their neighbours or "
-                              "keep their tensors in INT8/FP16.")
+                mitigation = ("Depthwise convolutions (one channel per group) have no Tensor "
+                              "Core kernel, by design: this one is memory bound, so what helps is "
+                              "fusing it with its neighbours and keeping its tensors in INT8/FP16.")
             elif c is not None and len(conv.inputs[0].shape) == 4 and c < 32:
                 mitigation = ("This Convolution has a small number of input channels so "
                               "acceleration may not be possible.")
             out.append(self.finding(
-                conv.name, "warning", "Convolution is not accelerated.", evidence,
+                conv.name, "info" if depthwise else "warning", "Convolution is not accelerated.",
+                evidence,
                 mitigation, _TC_HELP, **self._extra(conv)))
         return out
 
@@ -92,11 +93,15 @@ class ConvLinter(Linter):
                 continue
             output = conv.outputs[0]
             int8_bytes = output.size_bytes * 8 // int(output.tensor_format.bits or 8)
+            engine_output = output.name in self.engine_io[1]
             out.append(self.finding(
-                conv.name, "warning", "Quantized Convolution has float outputs.",
+                conv.name, "info" if engine_output else "warning",
+                "Quantized Convolution has float outputs.",
                 {"output_bytes": output.size_bytes, "output_bytes_if_int8": int8_bytes,
                  **self.layer_timing(i)},
-                "Consider adding quantization after the convolution.", _MIXED_HELP,
+                ("Expected: the layer writes the engine's output binding, whose type is "
+                 f"{output.precision} (e.g. the logits of the last classifier)." if engine_output
+                 else "Consider adding quantization after the convolution."), _MIXED_HELP,
                 **self._extra(conv), **{"type conversion": f"INT8 -> {output.precision}"}))
         return out
 

@@ -77,14 +77,15 @@ class TensorCoreGemmLinter(Linter):
             cost = layer_cost(layer)
             m = cost.m or 0
             if m == 1:
-                mitigation = ("M = 1: the GEMM runs as a matrix-vector product bound by reading the "
-                              "weights; batch several requests (larger M) so Tensor Core kernels pay "
-                              "off, or quantize the weights to halve the bytes read.")
+                mitigation = ("By design for M = 1: a matrix-vector product (GEMV) reads every "
+                              "weight once for one row, so it is bound by memory, not by math; "
+                              "batching requests (larger M) or narrower weights (INT8/FP8) are "
+                              "what would make it faster.")
             else:
                 mitigation = ("Check the alignment of N and K and the allowed precisions; a Tensor "
                               "Core tactic should win for this shape.")
             out.append(self.finding(
-                layer.name, "warning", "GEMM runs without Tensor Cores.",
+                layer.name, "info" if m == 1 else "warning", "GEMM runs without Tensor Cores.",
                 {"M": cost.m, "N": cost.n, "K": cost.k, "bytes": cost.bytes, "kernel": kernel.evidence,
                  **self.layer_timing(i)},
                 mitigation,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 from ..model.layer import Layer
 from .base import ENGINE, Finding, Linter, by_share, consumers, producers, r
@@ -10,6 +11,9 @@ from .base import ENGINE, Finding, Linter, by_share, consumers, producers, r
 _CONVERSION_HELP = ("Conversions between float32 and float16 are a red flag, as are conversions "
                     "between float32/16 and INT8.")
 _INT8 = ("INT8", "UINT8")
+_IO_MITIGATION = ("Needed: it converts the engine's input or output binding. To move the "
+                  "conversion out of the engine, build with --inputIOFormats/--outputIOFormats in "
+                  "the format the first/last layer uses and convert in the application.")
 
 
 def _conversion(layer: Layer) -> tuple[str, str] | None:
@@ -28,57 +32,57 @@ def _conversion_mitigation(inp: str, out: str) -> str:
             "constraints, or FP16 I/O formats) so that no conversion is needed.")
 
 
-class ReformatLinter(Linter):
-    """Reformat layers that convert the data type (layout-only reformats are assumed optimal)."""
+class _ConversionLinter(Linter):
+    """Layers of one kind that convert the data type (layout-only conversions are assumed
+    optimal). A conversion of the engine's own input or output is info: the engine's I/O
+    formats make it necessary."""
 
-    name = "reformat"
-    description = "Reformat layers converting between data types"
+    kind: ClassVar[str] = ""
+
+    def _is_kind(self, layer: Layer) -> bool:
+        return layer.type == self.kind
 
     def check(self) -> list[Finding]:
-        """One warning per Reformat layer whose input and output data types differ."""
+        """One finding per layer of the kind whose input and output data types differ."""
         out = []
         for i, layer in enumerate(self.plan.layers):
-            if layer.type != "Reformat":
+            if not self._is_kind(layer):
                 continue
             conversion = _conversion(layer)
             if conversion is None:
                 continue
             inp, outp = conversion
+            io = self.converts_engine_io(layer)
+            mitigation = (_IO_MITIGATION if io else _conversion_mitigation(inp, outp))
             out.append(self.finding(
-                layer.name, "warning", "Reformat layer is converting operand data type.",
+                layer.name, "info" if io else "warning",
+                f"{self.kind} layer is converting operand data type.",
                 {"bytes_in": layer.inputs_size_bytes, "bytes_out": layer.outputs_size_bytes,
                  **self.layer_timing(i)},
-                _conversion_mitigation(inp, outp), _CONVERSION_HELP,
+                mitigation, _CONVERSION_HELP,
                 origin=layer.raw_dict.get("Origin", ""),
                 **{"type conversion": f"{inp} -> {outp}",
                    "shape conversion": f"{layer.inputs[0].shape} -> {layer.outputs[0].shape}"}))
         return out
 
 
-class SliceLinter(Linter):
+class ReformatLinter(_ConversionLinter):
+    """Reformat layers (Myelin's included) that convert the data type."""
+
+    name = "reformat"
+    description = "Reformat layers converting between data types"
+    kind = "Reformat"
+
+    def _is_kind(self, layer: Layer) -> bool:
+        return layer.is_reformat
+
+
+class SliceLinter(_ConversionLinter):
     """Slice layers that convert the data type."""
 
     name = "slice"
     description = "Slice layers converting between data types"
-
-    def check(self) -> list[Finding]:
-        """One warning per Slice layer whose input and output data types differ."""
-        out = []
-        for i, layer in enumerate(self.plan.layers):
-            if layer.type != "Slice":
-                continue
-            conversion = _conversion(layer)
-            if conversion is None:
-                continue
-            inp, outp = conversion
-            out.append(self.finding(
-                layer.name, "warning", "Slice layer is converting operand data type.",
-                {"bytes_in": layer.inputs_size_bytes, "bytes_out": layer.outputs_size_bytes,
-                 **self.layer_timing(i)},
-                _conversion_mitigation(inp, outp), _CONVERSION_HELP,
-                **{"type conversion": f"{inp} -> {outp}",
-                   "shape conversion": f"{layer.inputs[0].shape} -> {layer.outputs[0].shape}"}))
-        return out
+    kind = "Slice"
 
 
 class ReformatShareLinter(Linter):
@@ -94,21 +98,28 @@ class ReformatShareLinter(Linter):
         """The engine's reformat share (when profiled) and each chain of back-to-back reformats."""
         layers = self.plan.layers
         lat = self.latencies
-        idx = [i for i, layer in enumerate(layers) if layer.type == "Reformat"]
+        idx = [i for i, layer in enumerate(layers) if layer.is_reformat]
         out: list[Finding] = []
         if idx and not self.timed:
             self.note = f"{self.name}: no per-layer profile; the reformat share is not computed"
         if idx and self.timed:
+            io = [i for i in idx if self.converts_engine_io(layers[i])]
             ms = float(sum(lat[i] for i in idx if not math.isnan(lat[i])))
-            pct = self.share(ms)
+            io_ms = float(sum(lat[i] for i in io if not math.isnan(lat[i])))
+            pct, io_pct = self.share(ms), self.share(io_ms)
+            inner = pct - io_pct  # the share the network's own layout/precision choices cause
+            hazard = f"Reformat layers take {pct:.1f} % of the engine's latency"
+            hazard += (f" ({io_pct:.1f} % converting the engine's I/O, needed with its I/O "
+                       "formats)." if io else ".")
             out.append(self.finding(
-                ENGINE, by_share(pct, self.warning_pct, self.error_pct),
-                f"Reformat layers take {pct:.1f} % of the engine's latency.",
+                ENGINE, by_share(inner, self.warning_pct, self.error_pct), hazard,
                 {"reformats": len(idx), "layers": len(layers), "reformat_ms": r(ms),
-                 "total_ms": r(self.total_ms), "reformat_pct": r(pct, 2)},
+                 "total_ms": r(self.total_ms), "reformat_pct": r(pct, 2),
+                 "io_reformats": len(io), "io_reformat_pct": r(io_pct, 2)},
                 "Remove conversions at their source: quantize residual branches and pooling inputs "
-                "(Q/DQ placement), keep neighbouring layers in one precision and layout, and give "
-                "the engine I/O in the format its first and last layers use.",
+                "(Q/DQ placement), keep neighbouring layers in one precision and layout"
+                + ("; the engine I/O conversions go only with --inputIOFormats/--outputIOFormats "
+                   "in the format the first and last layers use." if io else "."),
                 "Reformats only move data; every one of them is latency the network does not need."))
         if self.plan.detailed:
             out.extend(self._chains(idx))

@@ -79,7 +79,29 @@ def lint_report(plan: EnginePlan, linters: list[str] | None = None) -> LintRepor
             continue
         if linter.note:
             report.notes.append(linter.note)
+    report.findings = _merge_same_cause(report.findings)
     return report
+
+
+# Findings that two linters make about one layer and one cause: the first linter's finding is
+# kept, with the second named in its ``also`` column (a Q/DQ reformat is both a data-type
+# conversion and an unfused Quantize/Dequantize).
+SAME_CAUSE = (("qdq", "reformat"),)
+
+
+def _merge_same_cause(findings: list[Finding]) -> list[Finding]:
+    for keep, drop in SAME_CAUSE:
+        kept = {f.layer: f for f in findings if f.linter == keep}
+        if not kept:
+            continue
+        merged = []
+        for f in findings:
+            if f.linter == drop and f.layer in kept:
+                kept[f.layer].extra["also"] = drop
+                continue
+            merged.append(f)
+        findings = merged
+    return findings
 
 
 def lint(plan: EnginePlan, linters: list[str] | None = None) -> pd.DataFrame:

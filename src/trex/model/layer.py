@@ -112,6 +112,12 @@ class Layer:
         return [t for t in self.inputs if t not in self.constant_inputs]
 
     @property
+    def is_reformat(self) -> bool:
+        """A layer that only converts layout or data type: TensorRT's ``Reformat`` and Myelin's
+        ``MyelinReformat`` (whose ``type`` stays as TREx gives it)."""
+        return self.type == "Reformat" or self.subtype.endswith("Reformat")
+
+    @property
     def hides_weights(self) -> bool:
         """True where the export does not list weights the layer holds: a Myelin region
         (``{ForeignNode[...]}``) or a Myelin GEMM whose B operand is neither an input nor an
@@ -140,21 +146,14 @@ def stream_id(value: Any) -> int:
     return 0
 
 
-# The logical kind an implementation's LayerType names (``CaskConvolution``, ``PointWiseV2``,
-# ``TiledPooling``): what JSON exports put in ParameterType, which logs do not print.
-_KINDS = ("Deconvolution", "ConvActPool", "Convolution", "Pooling", "SoftMax", "PointWise",
-          "Reformat", "Normalization", "Reduce")
-
-
 def layer_type(raw: dict[str, Any]) -> str:
-    """TREx's ``type``: the ParameterType, else the kind the LayerType names (Deconvolution told
-    apart), so that a layer read from a log has the type the JSON export gives it."""
+    """TREx's ``type``: the ParameterType, else the LayerType (``MyelinReformat``, ``kgen``,
+    ``gemm`` stay as TensorRT names them); a Deconvolution is told apart from its Convolution
+    ParameterType, and names-only exports get the kinds their names follow."""
     ptype = raw.get("ParameterType")
     ltype = str(raw.get("LayerType", "Unknown"))
     if not ptype or not isinstance(ptype, str):  # absent, or not a type name (a corrupt file)
-        if ltype == "Unknown":
-            return _type_from_name(raw.get("Name", ""))
-        return next((kind for kind in _KINDS if kind in ltype), ltype)
+        return _type_from_name(raw.get("Name", "")) if ltype == "Unknown" else ltype
     if ptype == "Convolution" and "Deconvolution" in ltype:
         return "Deconvolution"
     return ptype

@@ -153,6 +153,18 @@ def with_log_roles(inputs: PlanInputs, cache: InputCache) -> PlanInputs:
     return found
 
 
+def logged_io(inputs: PlanInputs, cache: InputCache) -> list[str]:
+    """The engine's I/O tensor names a log among the inputs names (trtexec's binding lines, the
+    ONNX parser's network inputs and marked outputs): the layer file's log first."""
+    for path in (inputs.graph, inputs.profile, inputs.profile_metadata, inputs.build_metadata):
+        if not path or not Path(path).is_file() or cache.kind(path) != registry.LOG:
+            continue
+        log = cache.read_as(path, LogRecord).trtexec
+        if log.outputs:  # inputs alone would leave the outputs to guess
+            return [*log.inputs, *log.outputs]
+    return []
+
+
 def is_archive(path: object, cache: InputCache) -> bool:
     """True for an existing file that is a ``.tea`` archive (by content)."""
     return (isinstance(path, (str, os.PathLike)) and Path(path).is_file()

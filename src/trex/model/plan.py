@@ -13,6 +13,7 @@ import math
 import os
 import warnings as _warnings
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +127,7 @@ class EnginePlan(LayerGraph):
         self.detailed = info.detailed
         self.weights_known = info.detailed and info.has_weights
         self._warn_all(info.warnings)
-        self._build_layers(info, profile_id)
+        self._build_layers(info, profile_id, lambda: loader.logged_io(inputs, cache))
 
         self.profile_count: int | None = None
         self.profile_runs = 0
@@ -148,7 +149,8 @@ class EnginePlan(LayerGraph):
         if not self.detailed:
             self._warn(DETAILED_HINT)
 
-    def _build_layers(self, info: LayerInfo, profile_id: int | None) -> None:
+    def _build_layers(self, info: LayerInfo, profile_id: int | None,
+                      logged_io: Callable[[], list[str]]) -> None:
         raw_layers, self.profiles = select_profile(info.layers, profile_id)
         if not raw_layers:
             raise InputError(self.graph_file, f"no layers for profile {profile_id} (profiles "
@@ -158,6 +160,8 @@ class EnginePlan(LayerGraph):
         bindings = _bindings_for_profile(info.bindings, self.profile_id)
         layers = [Layer(raw) for raw in raw_layers]
         self.dla = mark_dla(layers)
+        if not bindings:  # a log's binding lines name them; else the graph's loose ends
+            bindings = logged_io()
         if not bindings:
             bindings = infer_bindings(layers)
             if self.detailed and bindings:
