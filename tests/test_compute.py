@@ -126,7 +126,12 @@ def test_roofline(plan):
     df = roofline(plan("trt10.4-alexnet-fp16"))
     assert df.attrs["gpu"] == "NVIDIA GeForce RTX 3060 Laptop GPU"
     gemm = df[df["type"] == "gemm"].iloc[0]
-    assert gemm["bound"] == "memory" and gemm["peak_tflops"] == 43.8
+    # a GEMV kernel (cuBLAS gemvx) on CUDA cores: FP16 at twice the FP32 rate, not the Tensor Core
+    # peak; memory bound either way. FP32: SMs x clock x 256 (compute capability 8.6) per second.
+    device = plan("trt10.4-alexnet-fp16").device
+    fp32 = round(device.sms * device.compute_clock_ghz * 256 / 1000, 1)
+    assert gemm["math"] == "FP16 GEMV" and gemm["roof"] == "FP16 CUDA cores"
+    assert gemm["bound"] == "memory" and gemm["peak_tflops"] == 2 * fp32 == 21.8
     assert gemm["achieved_gbps"] == pytest.approx(315.28, abs=0.01)
     assert gemm["pct_of_roofline"] == pytest.approx(93.83, abs=0.01)
     convs = df[df["type"] == "Convolution"]
@@ -140,7 +145,11 @@ def test_roofline(plan):
     assert roofline(torch_trt)["peak_tflops"].isna().all()
     t4 = roofline(torch_trt, gpu="T4")
     assert t4.attrs["peaks_source"] == "NVIDIA T4 datasheet"
-    assert set(t4["peak_tflops"].dropna()) == {65.0} and set(t4["peak_gbps"]) == {320.0}
+    # FP16 Tensor Core layers: the T4's 65 TFLOP/s; the GEMV and the CUDA-core pooling layers
+    # run FP16 on CUDA cores: twice the T4's FP32 8.1 TFLOP/s
+    roofs = dict(zip(t4["roof"], t4["peak_tflops"]))
+    assert roofs["FP16"] == 65.0 and roofs["FP16 CUDA cores"] == 2 * 8.1
+    assert set(t4["peak_tflops"].dropna()) == {65.0, 16.2} and set(t4["peak_gbps"]) == {320.0}
 
 
 def test_compute_summary(plan):

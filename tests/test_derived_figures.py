@@ -341,3 +341,70 @@ def test_build_log_layers_get_the_type_the_json_gives(engines):
     assert set(plan.df["subtype"]) >= {"CaskConvolution", "Reformat"}
     kinds = dict(zip(plan.df["subtype"], plan.df["type"]))
     assert kinds["CaskConvolution"] == "Convolution" and kinds["Reformat"] == "Reformat"
+
+
+# ------------------------------------------------------------------ math precision and roofline
+def test_math_precision_from_the_kernel_names(engines, capsys):
+    """a100-resnet18-fp32: 20 of the 21 FP32 convolutions run TF32 Tensor Core kernels (their
+    TacticName says ``tf32`` and an MMA shape ``tensor16x8x8``), the first one cuDNN's FFMA."""
+    raw = json.loads((engines / "a100-resnet18-fp32" / "resnet.onnx.engine.graph.json").read_text())
+    convs = [la for la in raw["Layers"] if la.get("ParameterType") == "Convolution"]
+    tf32 = {la["Name"] for la in convs if "tf32" in la["TacticName"] and "tensor16x8x8" in la["TacticName"]}
+    assert len(convs) == 21 and len(tf32) == 20
+    plan = _load(engines / "a100-resnet18-fp32")
+    math_of = dict(zip(plan.df["Name"], plan.df["math_precision"]))
+    assert {name for name in math_of if math_of[name] == "TF32 HMMA"} == tf32
+    (ffma,) = [la for la in convs if la["Name"] not in tf32]
+    assert "scudnn" in ffma["TacticName"] and math_of[ffma["Name"]] == "FP32 FFMA"
+    assert (plan.df["precision"][plan.df["type"] == "Convolution"] == "FP32").all()
+    from trex.summary import latency_by_math_precision
+    by_math = latency_by_math_precision(plan).set_index("math_precision")
+    assert by_math.loc["TF32 HMMA", "count"] == 20
+    assert by_math.loc["TF32 HMMA", "latency_ms"] == pytest.approx(
+        plan.df.loc[plan.df["Name"].isin(tf32), "latency.avg_time"].sum())
+    assert engine_facts(plan).math_precision_counts["TF32 HMMA"] == 20
+    assert main(["summary", str(engines / "a100-resnet18-fp32")]) == 0
+    out = capsys.readouterr().out
+    assert "TF32 HMMA 20" in out and "Latency by math precision" in out
+    findings = trex.lint.lint(plan, ["math-precision"])
+    assert findings.iloc[0]["hazard"] == ("20 of 21 FP32 convolutions and GEMMs run TF32 Tensor "
+                                          "Core math.") and findings.iloc[0]["severity"] == "info"
+    from trex.compare import summary_table
+    table = summary_table([plan, _load(engines / "a100-resnet18-fp16")], ["fp32", "fp16"])
+    row = table.set_index("attribute").loc["math precision mix (layers)"]
+    assert "TF32 HMMA 20" in row["fp32"] and "FP16 HMMA 21" in row["fp16"]
+
+
+def test_roofline_uses_the_roof_of_the_math_and_what_a_strided_conv_reads(engines):
+    from trex.compute import roofline
+    from trex.html_report.payload import roofline_payload
+
+    plan = _load(engines / "a100-resnet18-fp32")
+    device = plan.device  # 108 SMs x 1.41 GHz; A100: 2048 FP16 Tensor Core FLOP/clock/SM, TF32 half
+    tf32_peak = round(device.sms * device.compute_clock_ghz * 2048 / 1000 / 2, 1)
+    df = roofline(plan).set_index("Name")
+    convs = df[df["math"] == "TF32 HMMA"]
+    assert len(convs) == 20 and (convs["roof"] == "TF32").all()
+    assert (convs["peak_tflops"] == tf32_peak).all() and tf32_peak == 155.9
+    assert (convs["achieved_tflops"] > 19.5).sum() >= 15  # above FP32's 19.5: TF32, not FP32
+    timed = df[df["pct_of_roofline"].notna()]
+    assert ((timed["pct_of_roofline"] <= 100.5) | timed["roof_note"].notna()).all()
+    # the report draws one roof per kind of math its points run
+    payload = roofline_payload(plan)
+    assert payload["peaks_tflops"] == {"FP32": 19.5, "TF32": tf32_peak}
+    # a 1x1 stride-2 convolution reads a quarter of its input (every other row and column)
+    layer = plan.find("Conv_16 + Add_17 + Relu_18")
+    assert layer.raw_dict["Kernel"] == [1, 1] and layer.raw_dict["Stride"] == [2, 2]
+    x, residual = layer.inputs
+    assert x.shape == [32, 64, 56, 56] and layer.outputs[0].shape == [32, 128, 28, 28]
+    assert df.loc[layer.name, "bytes_in"] == x.size_bytes // 4 + residual.size_bytes
+    # every shared engine: no point above its roof without its reason
+    for folder in sorted(p for p in engines.iterdir() if p.is_dir()):
+        try:
+            other = _load(folder)
+        except trex.TrexError:
+            continue
+        if other.detailed and other.has_profile:
+            r = roofline(other)
+            bad = r[(r["pct_of_roofline"] > 100.5) & r["roof_note"].isna()]
+            assert bad.empty, (folder.name, list(bad["Name"]))

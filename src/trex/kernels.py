@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["KernelInfo", "classify_tactic", "uses_tensor_cores"]
+__all__ = ["KernelInfo", "classify_tactic", "math_precision", "uses_tensor_cores"]
 
 _ARCHS = {"maxwell": 50, "pascal": 60, "volta": 70, "turing": 75, "ampere": 80, "ada": 89,
           "hopper": 90, "blackwell": 100}
@@ -72,11 +72,29 @@ class KernelInfo:
     precision: str | None = None  # math input precision the name states
     arch: int | None = None  # SM version the kernel was built for (70, 75, 80, 90, ...)
     evidence: str = ""
+    instruction: str | None = None  # CUDA-core math the name states: FFMA, HFMA2, DP4A, SIMT, GEMV
+
+    @property
+    def math(self) -> str | None:
+        """The math the kernel runs, precision and instruction kind: ``TF32 HMMA``, ``FP16 HMMA``,
+        ``INT8 IMMA``, ``FP32 FFMA``, ``INT8 DP4A``, ``FP16 CUDA cores``; None when the name does
+        not say (placeholders, Myelin's generated kernels)."""
+        if self.tensor_cores:
+            kind = self.mma or "Tensor Cores"
+            return f"{self.precision} {kind}" if self.precision else kind
+        if self.tensor_cores is False and self.precision:
+            return f"{self.precision} {self.instruction or 'CUDA cores'}"
+        return None
 
     @property
     def family(self) -> str:
         """Library and operation in a few words (``cuDNN convolution``, ``CASK (xmma) gemm``)."""
         return " ".join(p for p in (self.library, self.operation) if p) or "unknown"
+
+
+def math_precision(tactic: str | None, layer_type: str | None = None) -> str | None:
+    """The math a layer's kernel runs (:attr:`KernelInfo.math`): ``TF32 HMMA``, ``FP32 FFMA``..."""
+    return classify_tactic(tactic, layer_type).math
 
 
 def uses_tensor_cores(tactic: str | None, layer_type: str | None = None) -> bool | None:
@@ -111,8 +129,8 @@ def classify_tactic(name: str | None, layer_type: str | None = None) -> KernelIn
     if legacy is not None:
         return _legacy(base, legacy)
     if operation in _NOT_MMA_OPS or operation == "depthwise convolution" or operation == "gemv":
-        return KernelInfo(**base, tensor_cores=False,
-                          evidence=f"{operation} kernel (no matrix-multiply instructions)")
+        return KernelInfo(**base, tensor_cores=False, instruction="GEMV" if operation == "gemv"
+                          else None, evidence=f"{operation} kernel (no matrix-multiply instructions)")
     if arch is not None and arch < 70:
         return KernelInfo(**base, tensor_cores=False,
                           evidence=f"built for sm{arch} (Tensor Cores start with sm70)")
@@ -127,7 +145,10 @@ def classify_tactic(name: str | None, layer_type: str | None = None) -> KernelIn
                           evidence="warpgroup MMA (Hopper GMMA)")
     cuda = _CUDA_CORE_WORD.search(text)
     if cuda is not None:
-        return KernelInfo(**base, tensor_cores=False,
+        word = cuda["word"].upper()
+        instruction = {"HFMA": "HFMA2", "FP16X2": "HFMA2", "INT8X4": "DP4A", "GEMVX": "GEMV"}.get(
+            word, word)
+        return KernelInfo(**base, tensor_cores=False, instruction=instruction,
                           evidence=f"{cuda['word'].lower()} (CUDA-core instructions)")
     word = _MMA_WORD.search(text)
     if word is not None:
@@ -221,5 +242,5 @@ def _legacy(base: dict, match: re.Match) -> KernelInfo:
                 "8816": "8x8x16", "16832": "16x8x32", "16864": "16x8x64"}[shape]
         return KernelInfo(**base, tensor_cores=True, mma=mma, mma_shape=dims, evidence=token)
     kind = {"s": "FFMA", "h": "HFMA2", "i": "DP4A"}[math_letter]
-    return KernelInfo(**base, tensor_cores=False,
+    return KernelInfo(**base, tensor_cores=False, instruction=kind,
                       evidence=f"{token} (no MMA shape: {kind} on CUDA cores)")

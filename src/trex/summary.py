@@ -42,6 +42,7 @@ def model_summary(plan: EnginePlan) -> dict[str, Any]:
         "activations_bytes": facts.activations_bytes,
         "activation_footprint_bytes": facts.activation_footprint_bytes,
         "precision_mix": facts.precision_mix,
+        "math_mix": facts.math_mix,
         "streams": facts.streams,
         "profile_iterations": facts.profile_iterations,
         "tensorrt_version": facts.tensorrt_version,
@@ -71,6 +72,12 @@ def latency_by_type(plan: EnginePlan) -> pd.DataFrame:
 def latency_by_precision(plan: EnginePlan) -> pd.DataFrame:
     """Layer count, timed layers, summed average latency (ms) and share of latency per precision."""
     return _grouped(plan, "precision")
+
+
+def latency_by_math_precision(plan: EnginePlan) -> pd.DataFrame:
+    """The same per math precision (``TF32 HMMA``, ``FP32 FFMA``, ...): the math the kernels run,
+    which explains why an FP32 engine on Tensor Cores is not 8x slower than FP16."""
+    return _grouped(plan, "math_precision")
 
 
 def slowest_layers(plan: EnginePlan, n: int = 10) -> pd.DataFrame:
@@ -146,6 +153,8 @@ def headline_rows(plan: EnginePlan) -> dict[str, str]:
         "Activations": (f"{_bytes(facts.activations_bytes)} (TREx: per layer I/O); "
                         f"{_bytes(facts.activation_footprint_bytes)} unique tensors"),
         "Precisions": facts.precision_mix or MISSING,
+        "Math": (f"{facts.math_mix} (the math the kernels run)" if facts.math_mix
+                 else f"{MISSING} (no kernel names: --profilingVerbosity=detailed)"),
     }
     if len(facts.profiles) > 1:
         rows["Profiles"] = (f"{', '.join(map(str, facts.profiles))} "

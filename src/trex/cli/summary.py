@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         sections.append((plan, {
             "by_type": views.latency_by_type(plan),
             "by_precision": views.latency_by_precision(plan),
+            "by_math_precision": views.latency_by_math_precision(plan),
             "slowest": views.slowest_layers(plan, args.top),
             "tactics": views.tactic_summary(plan, args.group_tactics, args.sort_key),
         }))
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
                 out.write(f"\n{title}:\n{kv_table(section)}\n")
         for title, df in (("Latency by type", tables["by_type"]),
                           ("Latency by precision", tables["by_precision"]),
+                          ("Latency by math precision", tables["by_math_precision"]),
                           (f"Slowest {args.top} layers", tables["slowest"]),
                           ("Tactics", tables["tactics"])):
             if title.startswith("Slowest") and df.empty:

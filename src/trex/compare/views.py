@@ -44,6 +44,7 @@ _SUMMARY_ROWS = {
     "activations_bytes": "activations (bytes, per layer I/O)",
     "activation_footprint_bytes": "activation footprint (bytes)",
     "precision_mix": "precision mix (layers)",
+    "math_mix": "math precision mix (layers)",
     "onnx_metadata": "ONNX node names (Metadata)",
     "device": "device",
     "compute_capability": "compute capability",

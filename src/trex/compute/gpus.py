@@ -26,20 +26,37 @@ class GpuPeaks:
     fp8_tflops: float | None = None
     source: str = ""
 
-    def compute_peak(self, precision: str | None, tactic: str = "") -> float | None:
-        """The peak that bounds a layer of this precision (TF32 when the kernel name says tf32)."""
-        p = precision.upper() if isinstance(precision, str) else ""
-        if p in ("FP32", "TF32"):
-            if "tf32" in tactic.lower() and self.tf32_tflops:
-                return self.tf32_tflops
-            return self.fp32_tflops
+    def roof(self, precision: str | None, math: str | None = None) -> tuple[str, float | None]:
+        """(roof name, peak TFLOP/s or TOP/s) that bounds a layer: by the math its kernel runs
+        (``TF32 HMMA`` -> the TF32 Tensor Core peak, ``INT8 DP4A`` -> 4x the FP32 rate, ``FP16
+        HFMA2`` -> 2x), else by its precision (Tensor Core peaks for FP16/BF16/INT8/FP8)."""
+        math_kind = math.split(" ", 1) if math else []
+        p = (math_kind[0] if math_kind else precision or "").upper()
+        on_cuda_cores = len(math_kind) == 2 and math_kind[1] not in (
+            "HMMA", "IMMA", "GMMA", "MMA", "Tensor Cores")
+        fp32 = self.fp32_tflops
+        if p == "TF32":
+            return "TF32", self.tf32_tflops
+        if p == "FP32":
+            return "FP32", fp32
+        if on_cuda_cores and p in ("FP16", "BF16"):
+            return f"{p} CUDA cores", None if fp32 is None else 2 * fp32
+        if on_cuda_cores and p in ("INT8", "UINT8"):
+            return "INT8 DP4A", None if fp32 is None else 4 * fp32
         if p in ("FP16", "BF16"):
-            return self.fp16_tflops
+            return "FP16", self.fp16_tflops
         if p in ("INT8", "UINT8"):
-            return self.int8_tops
+            return "INT8", self.int8_tops
         if p == "FP8":
-            return self.fp8_tflops
-        return None
+            return "FP8", self.fp8_tflops
+        return p or "unknown", None
+
+    def compute_peak(self, precision: str | None, tactic: str = "") -> float | None:
+        """The peak that bounds a layer of this precision whose kernel is ``tactic`` (see
+        :meth:`roof`)."""
+        from ..kernels import math_precision
+
+        return self.roof(precision, math_precision(tactic) if tactic else None)[1]
 
     @property
     def ridge_point(self) -> float | None:

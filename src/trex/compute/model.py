@@ -4,7 +4,8 @@ Convolutions (2-D, 3-D, grouped, depthwise) and Deconvolutions use ``Kernel``/``
 ConvActPool its ``Conv*`` attributes; GEMMs (MatrixMultiply, Myelin ``gemm``, FullyConnected) the
 tensor shapes. Pooling, pointwise and normalisation layers are counted per element; Reformat and
 other data-movement layers move bytes only. Bytes are the padded sizes of every input and output
-plus the layer's weights and bias.
+plus the layer's weights and bias; a convolution whose windows skip input rows (stride larger
+than the kernel, e.g. a 1x1 stride-2 downsample reads a quarter of its input) counts what it reads.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Cost:
     bytes_in: int = 0
     bytes_out: int = 0
     bytes_weights: int = 0
+    read_fraction: float = 1.0  # of the first input, that the layer reads (strided convolutions)
 
     @property
     def bytes(self) -> int:
@@ -85,6 +87,38 @@ def _conv_out_spatial(in_spatial: list[int], kernel: list[int], raw: dict, prefi
     return out
 
 
+def _rows_read(size: int, out: int, kernel: int, stride: int, dilation: int, pre: int) -> int:
+    """How many of ``size`` input rows a convolution reads along one axis: the union of its
+    windows (a 1x1 stride-2 convolution reads every other row)."""
+    span = dilation * (kernel - 1) + 1
+    if stride >= span or dilation > 1:
+        if out * kernel > 1 << 16:  # implausibly many windows: assume every row
+            return size
+        rows = {p * stride - pre + r * dilation for p in range(out) for r in range(kernel)}
+        return sum(1 for row in rows if 0 <= row < size)
+    first = max(-pre, 0)  # overlapping windows read one contiguous band
+    last = min((out - 1) * stride - pre + span, size)
+    return max(min(last, size) - first, 0) if last > first else 0
+
+
+def _read_fraction(in_spatial: list[int], out_spatial: list[int], kernel: list[int], raw: dict,
+                   prefix: str) -> float:
+    """The part of the input a convolution reads, over its spatial axes."""
+    n = len(kernel)
+    stride = _ints(raw.get(f"{prefix}Stride")) or [1] * n
+    dilation = _ints(raw.get(f"{prefix}Dilation")) or [1] * n
+    pre = _ints(raw.get(f"{prefix}PrePadding")) or [0] * n
+    fraction = 1.0
+    try:
+        for i in range(n):
+            size = in_spatial[i]
+            fraction *= _rows_read(size, out_spatial[i], kernel[i], max(stride[i], 1),
+                                   max(dilation[i], 1), pre[i]) / size if size else 1.0
+    except IndexError:
+        return 1.0
+    return min(max(fraction, 0.0), 1.0)
+
+
 def conv_cost(layer: Layer, prefix: str = "") -> Cost | None:
     """Convolution as an implicit GEMM: M = N*P*Q, N = K (output channels), K = C/G*R*S."""
     raw = layer.raw_dict
@@ -115,7 +149,8 @@ def conv_cost(layer: Layer, prefix: str = "") -> Cost | None:
     if weights and weights % k_out == 0 and weights // k_out != k:
         k = weights // k_out  # the weights know the true reduction (e.g. a folded reshape before it)
     macs = m * k_out * k
-    return Cost("conv", macs, 2.0 * macs, m, k_out, k)
+    return Cost("conv", macs, 2.0 * macs, m, k_out, k,
+                read_fraction=_read_fraction(in_spatial, out_spatial, kernel, raw, prefix))
 
 
 def deconv_cost(layer: Layer) -> Cost | None:
@@ -185,7 +220,11 @@ def layer_cost(layer: Layer) -> Cost:
             setattr(cost, key, None)
     if cost.flops is not None and not math.isfinite(cost.flops):
         cost.flops = None
-    cost.bytes_in = min(sum(tensor.size_bytes for tensor in layer.activation_inputs), _INT64_MAX)
+    inputs = layer.activation_inputs
+    read = [tensor.size_bytes for tensor in inputs]
+    if read and cost.read_fraction < 1.0:  # a strided convolution reads part of its input
+        read[0] = int(round(read[0] * cost.read_fraction))
+    cost.bytes_in = min(sum(read), _INT64_MAX)
     cost.bytes_out = min(sum(tensor.size_bytes for tensor in layer.outputs), _INT64_MAX)
     cost.bytes_weights = min(layer.weights_size, _INT64_MAX)
     if (cost.model == "gemm" and len(layer.inputs) == 1 and not layer.weights_size and cost.n

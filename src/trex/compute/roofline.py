@@ -66,20 +66,31 @@ def layer_compute(plan: EnginePlan) -> pd.DataFrame:
     return df
 
 
+# Why a point can lie above its roof; shown with every such point (never silently).
+ABOVE_ROOF = ("above its roof: the model counts every tensor once from DRAM at the device's "
+              "nominal clocks; caches (L2 re-reads), boost clocks or a peak the device metadata "
+              "understates make a layer faster than the model allows")
+
+
 def roofline(plan: EnginePlan, gpu: str | None = None) -> pd.DataFrame:
-    """:func:`layer_compute` plus peak, attainable = min(peak, intensity x bandwidth), bound, % of roofline.
+    """:func:`layer_compute` plus the math the kernel runs (``math``), the roof that bounds it
+    (``roof``: TF32 for FP32 layers on Tensor Cores, ...), its peak, attainable = min(peak,
+    intensity x bandwidth), bound, % of roofline and ``roof_note`` (why a point is above its
+    roof, else None).
 
     Memory bound: intensity below the ridge point (peak compute / bandwidth)."""
     df = layer_compute(plan)
     peaks = plan_peaks(plan, gpu)
-    tactics = [layer.raw_dict.get("TacticName") or "" for layer in plan.layers]
+    maths = [layer.math_precision for layer in plan.layers]
+    df["math"] = maths
     if peaks is None:
         peak = np.full(len(df), math.nan)
         bandwidth = math.nan
+        df["roof"] = None
     else:
-        peak = np.array([math.nan if (v := peaks.compute_peak(p, t)) is None else v
-                         for p, t in zip((layer.precision for layer in plan.layers), tactics)],
-                        dtype="float64")
+        roofs = [peaks.roof(layer.precision, m) for layer, m in zip(plan.layers, maths)]
+        df["roof"] = [name for name, _ in roofs]
+        peak = np.array([math.nan if v is None else v for _, v in roofs], dtype="float64")
         bandwidth = peaks.bandwidth_gbs or math.nan
     ai = df["arithmetic_intensity"].to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -94,6 +105,8 @@ def roofline(plan: EnginePlan, gpu: str | None = None) -> pd.DataFrame:
         df["bound"] = np.where(np.isnan(ridge) | np.isnan(ai), None,
                                np.where(ai < ridge, "memory", "compute"))
         df["pct_of_roofline"] = 100.0 * df["achieved_tflops"].to_numpy() / attainable
+        above = df["pct_of_roofline"].to_numpy() > 100.5
+        df["roof_note"] = np.where(above, ABOVE_ROOF, None)
         df["pct_of_peak_compute"] = 100.0 * df["achieved_tflops"].to_numpy() / peak
         df["pct_of_peak_bandwidth"] = 100.0 * df["achieved_gbps"].to_numpy() / bandwidth
     df.attrs["gpu"] = peaks.name if peaks else None

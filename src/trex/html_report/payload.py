@@ -85,6 +85,7 @@ def layer_columns(plan: EnginePlan) -> dict[str, Any]:
         "subtype": coded(df["subtype"]),
         "precision": coded(df["precision"]),
         "out_precision": coded(df["output_precision"]),
+        "math": coded(df["math_precision"]),
         "tactic": coded(df["tactic"]),
         "avg": floats(df["latency.avg_time"]),
         "median": floats(df["latency.median_time"]),
@@ -142,10 +143,10 @@ def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]
     total = df["bytes"].to_numpy(dtype="float64")
     keep = np.flatnonzero(np.isfinite(flops) & (flops > 0) & (total > 0))
     sub = df.iloc[keep]
-    peaks: dict[str, float] = {}
-    for precision, peak in zip(sub["precision"].tolist(), sub["peak_tflops"].tolist()):
+    peaks: dict[str, float] = {}  # one roof per kind of math the plotted layers run
+    for roof, peak in zip(sub["roof"].tolist(), sub["peak_tflops"].tolist()):
         if peak == peak and peak is not None:
-            peaks.setdefault(str(precision), float(peak))
+            peaks.setdefault(str(roof), float(peak))
     bandwidth = float(df["peak_gbps"].iloc[0]) if len(df) else math.nan
     return {
         "gpu": df.attrs.get("gpu"),
@@ -154,6 +155,7 @@ def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]
         "peaks_tflops": peaks,
         "row": keep.tolist(),
         "model": coded(sub["model"]),
+        "roof": coded(sub["roof"]),
         "macs": [None if v is pd.NA else int(v) for v in sub["macs"].tolist()],
         "flops": floats(sub["flops"]),
         "bytes": sub["bytes"].astype("int64").tolist(),
@@ -163,6 +165,7 @@ def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]
         "attainable": floats(sub["attainable_tflops"], 6),
         "bound": coded(sub["bound"]),
         "pct_roofline": floats(sub["pct_of_roofline"], 3),
+        "notes": strings(sub["roof_note"].tolist()),
         "M": [None if v is pd.NA else int(v) for v in sub["M"].tolist()],
         "N": [None if v is pd.NA else int(v) for v in sub["N"].tolist()],
         "K": [None if v is pd.NA else int(v) for v in sub["K"].tolist()],

@@ -11,7 +11,7 @@ from .conv import ConvLinter
 from .gemm import GemmAlignmentLinter, TensorCoreGemmLinter
 from .latency import HotspotLinter, LaunchBoundLinter, ShapeCallLinter
 from .myelin import MyelinLinter
-from .precision import PrecisionIslandLinter
+from .precision import MathPrecisionLinter, PrecisionIslandLinter
 from .quantization import QDQLinter
 from .reformat import ReformatLinter, ReformatShareLinter, SliceLinter
 from .registry import LINTERS, LintReport, lint, lint_report
@@ -27,6 +27,7 @@ __all__ = [
     "LaunchBoundLinter",
     "LintReport",
     "Linter",
+    "MathPrecisionLinter",
     "MyelinLinter",
     "PrecisionIslandLinter",
     "QDQLinter",

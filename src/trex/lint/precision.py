@@ -1,11 +1,13 @@
-"""Precision islands: FP32 (or FP16) compute between reduced-precision layers."""
+"""Precision islands (FP32 or FP16 compute between reduced-precision layers) and the math
+FP32 layers run (TF32 Tensor Cores)."""
 
 from __future__ import annotations
 
 import math
 
-from ..compute.model import MOVE_TYPES
-from .base import Finding, Linter, by_share, consumers, producers, r, rank
+from ..compute.model import GEMM_TYPES, MOVE_TYPES
+from ..model.layer import Layer
+from .base import ENGINE, Finding, Linter, by_share, consumers, producers, r, rank
 
 _NOT_COMPUTE = set(MOVE_TYPES) | {"shape_call", "Constant", "Unknown", "NoOp", "signal", "wait"}
 
@@ -104,3 +106,44 @@ class PrecisionIslandLinter(Linter):
         return out
 
 
+
+
+def _matrix_math(layer: Layer) -> bool:
+    """A convolution or GEMM: the layers whose math Tensor Cores can run."""
+    return layer.type in ("Convolution", "Deconvolution", "ConvActPool", *GEMM_TYPES) or \
+        layer.subtype in GEMM_TYPES
+
+
+class MathPrecisionLinter(Linter):
+    """FP32 layers whose kernels run TF32 Tensor Core math (one engine finding, info): why an FP32
+    engine is only about 2x slower than FP16 on Ampere and later, not 8x."""
+
+    name = "math-precision"
+    description = "FP32 layers running TF32 Tensor Core math (kernel names)"
+
+    def check(self) -> list[Finding]:
+        """One info finding when some FP32 layers run TF32, with the math of every FP32 layer."""
+        fp32 = [(i, layer) for i, layer in enumerate(self.plan.layers) if layer.precision == "FP32"
+                and layer.math_precision is not None and _matrix_math(layer)]
+        tf32 = [(i, layer) for i, layer in fp32 if layer.math_precision.startswith("TF32")]
+        if not tf32:
+            return []
+        counts: dict[str, int] = {}
+        for _, layer in fp32:
+            counts[layer.math_precision] = counts.get(layer.math_precision, 0) + 1
+        ms = float(sum(self.latencies[i] for i, _ in tf32 if not math.isnan(self.latencies[i]))) \
+            if self.timed else math.nan
+        evidence: dict[str, object] = {"tf32_layers": len(tf32), "fp32_layers_with_math": len(fp32),
+                                       **{f"math {k}": v for k, v in counts.items()}}
+        if self.timed:
+            evidence.update(tf32_ms=r(ms), tf32_pct=r(self.share(ms), 2))
+        return [self.finding(
+            ENGINE, "info",
+            f"{len(tf32)} of {len(fp32)} FP32 convolutions and GEMMs run TF32 Tensor Core math.",
+            evidence,
+            "Expected where TF32 is allowed (TensorRT's default on Ampere and later): compare FP16 "
+            "or INT8 builds with these TF32 times, not with FP32 CUDA-core rates; build with "
+            "--noTF32 where FP32 accuracy is required.",
+            "TF32 keeps FP32's range with a 10-bit mantissa and runs on Tensor Cores at half the "
+            "FP16 rate.",
+            layers=", ".join(layer.name for _, layer in tf32[:5]) + (", ..." if len(tf32) > 5 else ""))]

@@ -12,13 +12,14 @@ from .conv import ConvLinter
 from .gemm import GemmAlignmentLinter, TensorCoreGemmLinter
 from .latency import HotspotLinter, LaunchBoundLinter, ShapeCallLinter
 from .myelin import MyelinLinter
-from .precision import PrecisionIslandLinter
+from .precision import MathPrecisionLinter, PrecisionIslandLinter
 from .quantization import QDQLinter
 from .reformat import ReformatLinter, ReformatShareLinter, SliceLinter
 
 LINTERS: dict[str, type[Linter]] = {cls.name: cls for cls in (
     ConvLinter, ReformatLinter, SliceLinter, QDQLinter,  # TREx's four
-    GemmAlignmentLinter, TensorCoreGemmLinter, PrecisionIslandLinter, ReformatShareLinter,
+    GemmAlignmentLinter, TensorCoreGemmLinter, PrecisionIslandLinter, MathPrecisionLinter,
+    ReformatShareLinter,
     HotspotLinter, LaunchBoundLinter, MyelinLinter, ShapeCallLinter,
 )}
 

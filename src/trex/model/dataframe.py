@@ -1,9 +1,11 @@
 """Build ``plan.df``: one row per layer with TREx's column names and meanings.
 
 Columns: ``Name, type, subtype, tactic, Inputs, Outputs, precision, output_precision,
-total_io_size_bytes, weights_size, total_footprint_bytes, latency.*``, then the raw attributes of
-the layer-information file. Dict-valued attributes (``Weights``, ``Bias``) are flattened into
-``Weights.Type``/``Weights.Count`` so that ``df.groupby("type").sum()`` works on pandas 2 and 3.
+math_precision, total_io_size_bytes, weights_size, total_footprint_bytes, latency.*``, then the
+raw attributes of the layer-information file (``math_precision`` is trex's: the math the kernel
+runs, e.g. ``TF32 HMMA`` for an FP32 layer on Tensor Cores). Dict-valued attributes (``Weights``,
+``Bias``) are flattened into ``Weights.Type``/``Weights.Count`` so that
+``df.groupby("type").sum()`` works on pandas 2 and 3.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ def layers_dataframe(
         "Outputs": [layer.raw_dict["Outputs"] for layer in layers],
         "precision": [layer.precision for layer in layers],
         "output_precision": [layer.output_precision for layer in layers],
+        "math_precision": [layer.math_precision for layer in layers],
         # Numbers as typed arrays: pandas need not infer their type (int64 sizes are clamped by
         # Layer; latencies are floats or NaN).
         "total_io_size_bytes": _int64s(layer.total_io_size_bytes for layer in layers),
@@ -110,5 +113,5 @@ def _put(columns: dict[str, list[Any]], key: str, index: int, value: Any, n: int
 
 def _empty_columns() -> list[str]:
     return ["Name", "type", "subtype", "tactic", "Inputs", "Outputs", "precision",
-            "output_precision", "total_io_size_bytes", "weights_size", "bias_size",
+            "output_precision", "math_precision", "total_io_size_bytes", "weights_size", "bias_size",
             "total_footprint_bytes", *LATENCY_COLUMNS, "Metadata"]

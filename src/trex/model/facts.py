@@ -53,6 +53,7 @@ class EngineFacts:
     streams: int
     profile_iterations: int | None
     precision_counts: dict[str, int]
+    math_precision_counts: dict[str, int]  # layers per math their kernels run (TF32 HMMA, ...)
     onnx_metadata: bool
     device: str | None
     compute_capability: float | None
@@ -68,10 +69,16 @@ class EngineFacts:
         """Layer count per precision, most frequent first: ``INT8 21, FP16 11``."""
         return ", ".join(f"{p} {n}" for p, n in self.precision_counts.items())
 
+    @property
+    def math_mix(self) -> str:
+        """Layer count per math precision, most frequent first: ``TF32 HMMA 20, FP32 FFMA 1``."""
+        return ", ".join(f"{p} {n}" for p, n in self.math_precision_counts.items())
+
     def as_dict(self) -> dict[str, Any]:
         """The facts as a plain dict (JSON-ready), with ``precision_mix`` added."""
         out = asdict(self)
         out["precision_mix"] = self.precision_mix
+        out["math_mix"] = self.math_mix
         return out
 
 
@@ -109,6 +116,7 @@ def _facts(plan: EnginePlan) -> EngineFacts:
         streams=plan.stream_count,
         profile_iterations=plan.profile_count,
         precision_counts=precision_counts(plan),
+        math_precision_counts=_counts(plan, "math_precision", skip_missing=True),
         onnx_metadata=has_onnx_metadata(plan),
         device=device.name if device and device.name else None,
         compute_capability=device.compute_capability if device else None,
@@ -131,8 +139,13 @@ def batch_size(plan: EnginePlan) -> int | None:
 
 def precision_counts(plan: EnginePlan) -> dict[str, int]:
     """Layer count per precision (a layer's first input), most frequent first."""
-    counts = Counter(p if isinstance(p, str) else "None" for p in plan.df["precision"].tolist()) \
-        if len(plan.df) else Counter()
+    return _counts(plan, "precision")
+
+
+def _counts(plan: EnginePlan, column: str, skip_missing: bool = False) -> dict[str, int]:
+    values = plan.df[column].tolist() if len(plan.df) else []
+    counts = Counter(v if isinstance(v, str) else "None" for v in values
+                     if isinstance(v, str) or not skip_missing)
     return dict(counts.most_common())
 
 

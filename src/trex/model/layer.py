@@ -112,6 +112,21 @@ class Layer:
         return [t for t in self.inputs if t not in self.constant_inputs]
 
     @property
+    def math_precision(self) -> str | None:
+        """The math its kernel runs (``TF32 HMMA``, ``FP16 HMMA``, ``INT8 IMMA``, ``FP32 FFMA``,
+        ``INT8 DP4A``, ``INT8 CUDA cores``...), from the tactic's name (:mod:`trex.kernels`); a
+        CUDA-core kernel whose name gives no type runs the layer's precision. None when unknown."""
+        from ..kernels import classify_tactic
+
+        tactic = self.raw_dict.get("TacticName")
+        kernel = classify_tactic(tactic if isinstance(tactic, str) else None,
+                                 self.subtype if isinstance(self.subtype, str) else None)
+        math = kernel.math
+        if math is None and kernel.tensor_cores is False and self.precision:
+            math = f"{self.precision} {kernel.instruction or 'CUDA cores'}"
+        return math
+
+    @property
     def is_reformat(self) -> bool:
         """A layer that only converts layout or data type: TensorRT's ``Reformat`` and Myelin's
         ``MyelinReformat`` (whose ``type`` stays as TREx gives it)."""

@@ -30,6 +30,7 @@
  * @property {Coded} subtype
  * @property {Coded} precision
  * @property {Coded} out_precision
+ * @property {Coded} math  the math its kernel runs (TF32 HMMA, FP32 FFMA, ...), "" when unknown
  * @property {Coded} tactic
  * @property {(number|null)[]} avg
  * @property {(number|null)[]} median
@@ -51,6 +52,7 @@
  * @property {string[]} subtype
  * @property {string[]} precision
  * @property {string[]} out_precision
+ * @property {string[]} math
  * @property {string[]} tactic
  * @property {(number|null)[]} avg
  * @property {(number|null)[]} median
@@ -132,6 +134,7 @@
  * @property {Object<string, number>} peaks_tflops
  * @property {number[]} row
  * @property {Coded} model
+ * @property {Coded} roof  the roof that bounds the layer (FP32, TF32, FP16, INT8, INT8 DP4A, ...)
  * @property {(number|null)[]} macs
  * @property {(number|null)[]} flops
  * @property {number[]} bytes
@@ -141,6 +144,7 @@
  * @property {(number|null)[]} attainable
  * @property {Coded} bound
  * @property {(number|null)[]} pct_roofline
+ * @property {string[]} notes  why a point lies above its roof ("" when it does not)
  * @property {(number|null)[]} M
  * @property {(number|null)[]} N
  * @property {(number|null)[]} K

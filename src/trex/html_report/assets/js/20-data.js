@@ -21,6 +21,7 @@ function decodeLists(column) {
 function decodeLayers(L) {
   return Object.assign({}, L, {
     subtype: decode(L.subtype), precision: decode(L.precision), out_precision: decode(L.out_precision),
+    math: decode(L.math),
     tactic: decode(L.tactic), onnx: decodeLists(L.onnx), onnx_source: decode(L.onnx_source),
     onnx_ops: decodeLists(L.onnx_ops),
   });

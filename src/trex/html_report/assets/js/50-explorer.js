@@ -65,6 +65,7 @@ class Explorer {
         { key: 'name', label: 'Name', width: 'minmax(240px, 3fr)', min: '240px', fit: 560, value: i => L.name[i].toLowerCase(), text: i => L.name[i], title: i => L.name[i] },
         { key: 'type', label: 'Type', width: '110px', fit: 180, value: i => L.type[i], text: i => L.type[i], title: i => L.subtype[i] ? `${L.type[i]} (${L.subtype[i]})` : L.type[i] },
         { key: 'precision', label: 'Precision', width: '84px', fit: 120, value: i => L.precision[i], text: i => L.precision[i], title: i => `in ${L.precision[i]} \u2192 out ${L.out_precision[i]}` },
+        { key: 'math', label: 'Math', tip: 'The math its kernel runs (from the tactic name)', width: '96px', fit: 130, value: i => L.math[i], text: i => L.math[i], title: i => L.math[i] || 'unknown: the tactic name does not say' },
         { key: 'avg', label: 'Latency ms', tip: 'Average latency (ms)', width: '92px', fit: 130, num: true, value: i => L.avg[i], text: i => fmtMs(L.avg[i]) },
         { key: 'pct', label: '%', tip: 'Share of the engine latency', width: '64px', num: true, value: i => L.pct[i], text: i => isNum(L.pct[i]) ? L.pct[i].toFixed(2) : '' },
         { key: 'weights', label: 'Weights', width: '82px', fit: 120, num: true, value: i => L.weights[i], text: i => fmtBytes(L.weights[i]) },
@@ -165,6 +166,7 @@ class Explorer {
     box.append(kvListFrom([['Weights', fmtBytes(L.weights[row])], ['Activations (I/O)', fmtBytes(L.io[row])], ['Footprint', fmtBytes(L.footprint[row])]]));
     box.append(h('h4', { text: 'Tactic' }));
     box.append(h('div', { class: 'mono', text: L.tactic[row] }));
+    if (L.math[row]) box.append(h('div', { class: 'note', text: `Math: ${L.math[row]}` }));
     box.append(h('h4', { text: `ONNX nodes (${L.onnx_source[row] === 'Metadata' ? 'from Metadata' : L.onnx_source[row] === 'name' ? 'from the layer name' : 'none'})` }));
     box.append(L.onnx[row].length ? h('ul', { class: 'tight mono', id: 'details-onnx' }, L.onnx[row].map(n => h('li', { text: n }))) : h('div', { class: 'muted', text: 'No ONNX node listed.' }));
     const tm = e.tensorMap();

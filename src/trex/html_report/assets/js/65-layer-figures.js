@@ -113,7 +113,7 @@ function rooflineFigure(e) {
   const data = [...groups.entries()].map(([t, js]) => ({
     type: 'scatter', mode: 'markers', name: pesc(t), x: js.map(j => R.intensity[j]), y: js.map(j => R.tflops[j]),
     customdata: js.map(j => R.row[j]), hovertext: js.map(j => pesc(cut(L.name[R.row[j]], 120))),
-    text: js.map(j => isNum(R.pct_roofline[j]) ? `${R.pct_roofline[j].toFixed(1)} % of roofline (${R.bound[j]} bound)` : ''),
+    text: js.map(j => (isNum(R.pct_roofline[j]) ? `${R.pct_roofline[j].toFixed(1)} % of roofline (${R.bound[j]} bound)` : '') + (R.notes[j] ? `<br>${pesc(R.notes[j])}` : '')),
     marker: { color: colorOf(COLORS.type, t), size: js.map(j => 5 + 15 * Math.sqrt((L.avg[R.row[j]] || 0) / maxAvg)), opacity: 0.75, line: { width: 0.5, color: '#333' } },
     hovertemplate: '%{hovertext}<br>%{x:.3g} FLOP/B, %{y:.3g} TFLOP/s<br>%{text}<extra>%{fullData.name}</extra>',
   }));
