@@ -22,7 +22,11 @@ _TENSOR_DESC_82 = re.compile(r"\[(?P<dtype>[A-Za-z][A-Za-z0-9]*)\((?P<dims>[-\d,
 
 
 def _parse_tensors(text: str, pattern: re.Pattern[str] = _TENSOR_DESC) -> list[EngineTensor]:
-    """``a (Float[1,3]), b c (Int8[1,32:32,7,7])`` -> tensors (names may hold commas)."""
+    """``a (Float[1,3]), b c (Int8[1,32:32,7,7])`` -> tensors (names may hold commas).
+
+    This form writes every vector width (``Half[-1,64:8,14,14]``): a tensor without one is not
+    vectorised. The 8.2/8.5 form may print none: there a missing width is unknown."""
+    printed_always = pattern is _TENSOR_DESC
     tensors = []
     start = 0
     for match in pattern.finditer(text):
@@ -36,7 +40,8 @@ def _parse_tensors(text: str, pattern: re.Pattern[str] = _TENSOR_DESC) -> list[E
             dims.append(_to_int(size, -1))
             if width:
                 vector, axis = _to_int(width, 1), i
-        tensors.append(EngineTensor(name, match["dtype"], dims, vector, axis))
+        tensors.append(EngineTensor(name, match["dtype"], dims, vector, axis,
+                                    printed_always or axis is not None))
     return tensors
 
 
