@@ -279,3 +279,56 @@ def test_dump_layer_info_lines_give_the_formats(engines):
     assert log.layer_formats[first[1]] == ([first[2]], [first[3]])
     assert len(log.layer_formats) == len({m for m in re.findall(r"^Name: (.*?), LayerType: ",
                                                                  text, re.MULTILINE)})
+
+
+_WIDTH_WORDS = {2: "Two", 4: "Four", 16: "Sixteen", 32: "Thirty-two"}
+_PRECISION = {"Float": "FP32", "Half": "FP16", "Int8": "Int8", "Int32": "Int32"}
+
+
+def _in_words(dtype: str, vector: int, rank: int) -> str:
+    """A tensor's format as ``--dumpLayerInfo`` words it (TensorRT's FORMATS.md spellings)."""
+    precision = _PRECISION.get(dtype)
+    if precision is None:
+        return dtype  # Int64, Bool: a bare data type
+    if vector == 8 and dtype == "Half":
+        return "Channel major FP16 format where channel % 8 == 0"
+    if vector > 1:
+        return f"{_WIDTH_WORDS[vector]} wide channel vectorized row major {precision} format"
+    return f"Row major linear {precision} format" if rank >= 3 else dtype
+
+
+def test_a_dump_layer_info_block_stands_for_the_layer_lines(engines):
+    """The 10.16 log with its ``Engine Layer Information`` lines written as a ``--dumpLayerInfo``
+    block (formats in words: "Channel major FP16 format where channel % 8 == 0" for the HWC8
+    tensors): the same layers, each judged in the same combination at the same time."""
+    text = (engines / MNIST).read_text()
+    lines = []
+    for line in text.splitlines():
+        match = _LAYER_LINE.match(line)
+        if match is None:
+            lines.append(line)
+            continue
+        left, _, right = match["io"].partition(" -> ")
+
+        def tensors(part: str) -> str:
+            out = []
+            names = re.split(r" \([A-Za-z0-9]+\[[-\d,: ]*\]\)(?:, )?", part)
+            for name, t in zip(names, _TENSOR.finditer(part)):
+                dims = [d.split(":")[0] for d in t["dims"].split(",")]
+                widths = [int(d.split(":")[1]) for d in t["dims"].split(",") if ":" in d]
+                words = _in_words(t["dtype"], widths[0] if widths else 1, len(dims))
+                out.append(f"{{ Name: {name}, Location: Device, Dimensions: [{','.join(dims)}], "
+                           f"Format/Datatype: {words} }}")
+            return ", ".join(out)
+
+        lines.append(f"Name: {match['name']}, LayerType: {match['type']}, Inputs: [ "
+                     f"{tensors(left)}], Outputs: [ {tensors(right)}], TacticValue: "
+                     f"{match['tactic']}, StreamId: 0")
+    log = parse_build_log("\n".join(lines))
+    assert "Channel major FP16 format where channel % 8 == 0" in log.layer_formats[
+        "node_max_pool2d_1"][0]
+    expected = tactics.layer_tactics(read_build_log(engines / MNIST))
+    df = tactics.layer_tactics(log)
+    columns = ["layer", "chosen_tactic", "chosen_combination", "combination_from", "chosen_ms",
+               "chosen_is_fastest", "faster_elsewhere"]
+    assert df[columns].astype(str).values.tolist() == expected[columns].astype(str).values.tolist()

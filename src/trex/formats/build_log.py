@@ -31,8 +31,7 @@ from .build_records import (
 )
 from .combinations import combination_signature
 from .engine_layers import _to_int as _int
-from .engine_layers import engine_layer_info, parse_engine_layer
-from .layer_dump import parse_layer_line
+from .engine_layers import dumped_layer, engine_layer_info, parse_engine_layer
 from .logtext import split_log_line
 from .text import read_text, unix_newlines
 from .unnamed_sections import UNNAMED as _UNNAMED
@@ -168,6 +167,7 @@ class _Parser:
         self.number = 0  # of the line being read
         self.unnamed = 0  # "Computing costs for" lines without a name (8.2/8.5)
         self.section_names: dict[str, str] = {}  # their stand-in name -> the layer they tune
+        self.dumped: list[EngineLayer] = []  # the layers of a --dumpLayerInfo block
 
     # ------------------------------------------------------------------ state helpers
     def _pass(self) -> BuildPass:
@@ -262,7 +262,7 @@ class _Parser:
             self.runner, self.runner_id = match["runner"], match["id"]
             if self.reformat or not self.layer:
                 self.layer = match["layer"]
-            else:
+            elif match["runner"] != "Reformat":
                 self._name_section(match["layer"])
         else:
             self.runner, self.runner_id = text.strip(), None
@@ -276,24 +276,21 @@ class _Parser:
             self._name_section(runner["layer"] if runner else owner)
 
     def _name_section(self, name: str) -> None:
-        """The first layer name printed inside a section opened without one names it."""
+        """The first layer name printed inside a section opened without one names it (a reformat
+        timed inside it, ``<reformat>`` or ``Optimizer Reformat(...)``, does not)."""
         name = name.strip()
-        if name and self.layer.startswith(_UNNAMED) and not self.reformat:
+        if (name and self.layer.startswith(_UNNAMED) and not self.reformat
+                and not name.startswith(("<", "Optimizer Reformat"))):
             self.section_names.setdefault(self.layer, name)
 
     def _dump_line(self, line: str) -> None:
         """A ``Name: X, LayerType: Y, Inputs: [...]`` line: the formats of the layer's tensors
-        (the first block wins; later ones repeat it per profile or context)."""
-        if ", LayerType: " not in line:
-            return
-        layer = parse_layer_line(line)
-        if layer is None or not isinstance(layer.get("Name"), str):
-            return
-
-        def formats(key: str) -> list[str]:
-            return [str(t.get("Format/Datatype", "")) for t in layer[key] if isinstance(t, dict)]
-
-        self.log.layer_formats.setdefault(layer["Name"], (formats("Inputs"), formats("Outputs")))
+        (the first block wins; later ones repeat it per profile or context), and the layer itself
+        for a log that prints no ``Engine Layer Information``."""
+        found = dumped_layer(line)
+        if found is not None and found[0].name not in self.log.layer_formats:
+            self.log.layer_formats[found[0].name] = found[1]
+            self.dumped.append(found[0])
 
     def _tactic(self, content: str) -> None:
         match = _TACTIC_LINE.match(content)
@@ -478,6 +475,8 @@ class _Parser:
 
     def finish(self) -> BuildLog:
         log = self.log
+        if not log.engine_layers and self.dumped:
+            log.engine_layers = self.dumped
         if self.unnamed:
             name_sections(log, self.section_names, self.unnamed)
         if not log.autotuned and not log.engine_layers:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from .build_records import BuildLog, EngineLayer, EngineTensor, tactic_key
+from .layer_dump import parse_layer_line
 from .layer_info import normalise
 from .records import LayerInfo
 
@@ -75,6 +76,32 @@ def parse_engine_layer(content: str) -> EngineLayer | None:
     else:
         inputs, _, outputs = io.partition(" -> ")
     return EngineLayer(name, match["type"], tactic.strip() or None, parse(inputs), parse(outputs))
+
+
+def dumped_layer(line: str) -> tuple[EngineLayer, tuple[list[str], list[str]]] | None:
+    """A ``--dumpLayerInfo`` line (``Name: X, LayerType: Y, Inputs: [...], TacticValue: ...``) as
+    an engine layer, with its tensors' ``Format/Datatype`` as printed (the words tell the layout);
+    None if the line is not one."""
+    if ", LayerType: " not in line:
+        return None
+    raw = parse_layer_line(line)
+    if raw is None or not isinstance(raw.get("Name"), str):
+        return None
+    tensors = [[t for t in raw[key] if isinstance(t, dict)] for key in ("Inputs", "Outputs")]
+    formats = [[str(t.get("Format/Datatype", "")) for t in side] for side in tensors]
+    tactic = raw.get("TacticValue")
+    layer = EngineLayer(raw["Name"], str(raw.get("LayerType", "")),
+                        str(tactic) if tactic not in (None, "") else None,
+                        [_dumped_tensor(t) for t in tensors[0]],
+                        [_dumped_tensor(t) for t in tensors[1]])
+    return layer, (formats[0], formats[1])
+
+
+def _dumped_tensor(tensor: dict[str, Any]) -> EngineTensor:
+    dims = tensor.get("Dimensions")
+    return EngineTensor(str(tensor.get("Name", "")), str(tensor.get("Format/Datatype", "")),
+                        [d for d in dims if isinstance(d, int)] if isinstance(dims, list) else [],
+                        vector_printed=False)
 
 
 def _to_int(text: str, default: int) -> int:
