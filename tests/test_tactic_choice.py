@@ -332,3 +332,33 @@ def test_a_dump_layer_info_block_stands_for_the_layer_lines(engines):
     columns = ["layer", "chosen_tactic", "chosen_combination", "combination_from", "chosen_ms",
                "chosen_is_fastest", "faster_elsewhere"]
     assert df[columns].astype(str).values.tolist() == expected[columns].astype(str).values.tolist()
+
+
+def test_words_decide_where_the_layer_line_cannot(capsys):
+    """A tactic id timed in the planar and in the channel-major Float combination (as Myelin's
+    0x0 is): the layer line (``Float[...]``, no width) cannot tell them apart, so no verdict and the
+    summary says why; the dump's "Channel major FP32 format" picks ``Float(…,1,672,3)``."""
+    combos = ["Float(150528,50176,224,1) -> Float(401408,12544,112,1)",
+              "Float(150528,1,672,3) -> Float(401408,1,3584,32)"]
+    lines = ["[V] [TRT] =============== Computing costs for conv1"]
+    for combo, time in zip(combos, ("0.5", "0.3")):
+        lines += [f"[V] [TRT] *************** Autotuning format combination: {combo} ***",
+                  "[V] [TRT] --------------- Timing Runner: conv1 (Myelin[0x80000023])",
+                  f"[V] [TRT] Tactic: 0x0000000000000000 Time: {time}",
+                  "[V] [TRT] >>>>>>>>>>>>>>> Chose Runner Type: Myelin Tactic: 0x0000000000000000"]
+    lines.append("Layer(Myelin): conv1, Tactic: 0x0000000000000000, x (Float[1,3,224,224]) -> "
+                 "y (Float[1,32,112,112])")
+    log = parse_build_log("\n".join(lines))
+    row = tactics.layer_tactics(log).iloc[0]
+    assert row["combination_from"] == "ambiguous" and row["chosen_is_fastest"] is None
+    summary = tactics.build_summary(log)
+    assert summary["layers_combination_unknown"] == 1
+    from trex.cli.tactics import _summary_lines
+    assert _summary_lines(summary)["Chosen vs fastest"].startswith("1 layers without a verdict")
+    words = ("Name: conv1, LayerType: Myelin, Inputs: [ { Name: x, Location: Device, Dimensions: "
+             "[1,3,224,224], Format/Datatype: Channel major FP32 format }], Outputs: [ { Name: y, "
+             "Location: Device, Dimensions: [1,32,112,112], Format/Datatype: Channel major FP32 "
+             "format }], TacticValue: 0x0000000000000000")
+    row = tactics.layer_tactics(parse_build_log("\n".join([*lines, words]))).iloc[0]
+    assert (row["combination_from"], row["chosen_combination"], row["chosen_ms"]) == (
+        "engine formats", combos[1], 0.3)

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .formats.build_log import BuildLog, read_build_log
-from .tactic_choice import LayerTuning, layer_tunings, runner_of
+from .tactic_choice import AMBIGUOUS, NOT_TUNED, LayerTuning, layer_tunings, runner_of
 
 __all__ = [
     "build_passes", "build_summary", "fused_layers", "fusions", "layer_tactics", "load_build_log",
@@ -345,6 +345,9 @@ def build_summary(source: Source) -> dict[str, Any]:
         "tactics_cached": sum(t.status == "cached" for t in log.tactics if t.build_pass == chosen),
         "tactics_timed_all_passes": sum(t.status == "timed" for t in log.tactics),
         "layers_compared": int(len(compared)),
+        # engine layers left without a verdict: their format combination cannot be told
+        "layers_combination_unknown": int(engine_rows["combination_from"].isin(
+            (AMBIGUOUS, NOT_TUNED)).sum()),
         "layers_not_fastest": int((~compared["chosen_is_fastest"].astype(bool)).sum()),
         "max_combination_slowdown": float(compared["combination_slowdown"].max())
         if len(compared) else math.nan,

@@ -121,6 +121,10 @@ def _summary_lines(s: dict) -> dict:
                    "fastest timed in its own format combination")
         if s["layers_not_fastest"]:
             verdict += f" (worst x{s['max_combination_slowdown']:.3f})"
+    if s["layers_combination_unknown"]:
+        verdict = ("" if verdict == "-" else verdict + "; ") + (
+            f"{s['layers_combination_unknown']} layers without a verdict (the format combination "
+            "they run cannot be told from the engine's formats)")
     elsewhere = "-"
     if compared:
         elsewhere = (f"{s['layers_faster_elsewhere']} of {compared} layers: a faster tactic ran in "
