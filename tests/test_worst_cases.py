@@ -198,9 +198,10 @@ def regex_cases() -> list[tuple[str, object]]:
     on a 1 MB string shaped to make a backtracking pattern retry from every position."""
     import tempfile
 
-    import trex.compare.align as align
+    import trex.compare.names as names
     import trex.compute.gpus as gpus
     import trex.formats.build_log as build_log
+    import trex.formats.combinations as combinations
     import trex.formats.layer_dump as layer_dump
     import trex.formats.layer_info as layer_info
     import trex.formats.registry as registry
@@ -255,7 +256,13 @@ def regex_cases() -> list[tuple[str, object]]:
         ("tensor format channel", lambda: tensor_format.parse_format("channel " * (n // 8))),
         ("tensor format enum", lambda: tensor_format.parse_format("(k" * (n // 2))),
         ("profile suffix", lambda: profiles.strip_profile(" [profile 1" * (n // 11))),
-        ("compare name parts", lambda: align._name_parts(("a_1" * (n // 3) + "x + ") * 2)),
+        ("compare name parts", lambda: names.name_parts(("a_1" * (n // 3) + "x + ") * 2)),
+        ("compare quant affixes", lambda: names.unquantised("/quant_" * (n // 7) + "_quantx")),
+        ("compare quant suffix", lambda: names.unquantised("_quanti" * (n // 7) + "z")),
+        ("compare name kinds", lambda: names.names_conflict(
+            ["s", "a1" * (n // 4) + "/" + "1." * (n // 4)], ["s", "b" + "_1" * (n // 2)])),
+        ("combination layouts", lambda: combinations.combination_layouts(
+            "Half(" + "1:8," * (n // 8) + "1) -> " + "a1(" * (n // 6))),
         ("tactic hash", lambda: _TACTIC_HASH_RE.sub("", "_0x" + "a" * n + "z")),
         ("tensor cores", lambda: kernels.uses_tensor_cores("tensor1x1x" * (n // 10))),
         ("kernel name sm", lambda: kernels.classify_tactic("sm_" + "8" * n + "x")),

@@ -14,7 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from .formats.build_log import BuildLog, TacticTiming, combination_signature, read_build_log
+from .formats.build_log import BuildLog, read_build_log
+from .tactic_choice import AMBIGUOUS, NOT_TUNED, LayerTuning, layer_tunings, runner_of
 
 __all__ = [
     "build_passes", "build_summary", "fused_layers", "fusions", "layer_tactics", "load_build_log",
@@ -26,7 +27,7 @@ Source = BuildLog | str | os.PathLike
 LAYER_COLUMNS = [
     "layer", "type", "in_engine", "combinations", "tactics_timed", "tactics_cached",
     "tactics_skipped", "runners", "chosen_runner", "chosen_tactic", "chosen_tactic_name",
-    "chosen_combination", "chosen_ms", "fastest_in_combination_tactic",
+    "chosen_combination", "combination_from", "chosen_ms", "fastest_in_combination_tactic",
     "fastest_in_combination_tactic_name", "fastest_in_combination_ms", "combination_slowdown",
     "chosen_is_fastest", "fastest_tactic", "fastest_tactic_name", "fastest_combination",
     "fastest_ms", "gap_ms", "slowdown", "faster_elsewhere", "autotune_s", "autotune_s_all_passes",
@@ -44,12 +45,13 @@ def load_build_log(source: Source) -> BuildLog:
 
 
 def tactic_timings(source: Source, all_passes: bool = False) -> pd.DataFrame:
-    """One row per tactic timed, cached or skipped; ``in_engine`` marks the engine's tactic."""
+    """One row per tactic timed, cached or skipped; ``in_engine`` marks the timing of the engine's
+    tactic in the format combination the engine layer runs (one row per engine layer at most)."""
     log = load_build_log(source)
     chosen = log.chosen_pass
     strategies = {p.index: p.strategy for p in log.passes}
     picked = {(c.build_pass, c.layer, c.combination): c.tactic for c in log.choices}
-    engine = {(layer.name, layer.tactic) for layer in log.engine_layers}
+    engine = {id(t.chosen) for t in layer_tunings(log) if t.chosen is not None and t.own_records}
     rows = []
     for t in log.tactics:
         if not all_passes and t.build_pass != chosen:
@@ -61,7 +63,7 @@ def tactic_timings(source: Source, all_passes: bool = False) -> pd.DataFrame:
             "tactic_name": t.tactic_name, "time_ms": t.time_ms, "status": t.status,
             "reformat": t.reformat,
             "runner_choice": picked.get((t.build_pass, t.layer, t.combination)) == t.tactic,
-            "in_engine": t.build_pass == chosen and (t.layer, t.tactic) in engine,
+            "in_engine": id(t) in engine,
         })
     return pd.DataFrame(rows, columns=TACTIC_COLUMNS)
 
@@ -69,20 +71,21 @@ def tactic_timings(source: Source, all_passes: bool = False) -> pd.DataFrame:
 def layer_tactics(source: Source) -> pd.DataFrame:
     """Per layer of the kept pass: combinations and tactics tried, chosen vs fastest, tuning time.
 
-    The verdict compares like with like: ``chosen_is_fastest`` and ``combination_slowdown`` judge
-    the chosen tactic against the tactics timed in its own format combination (the builder picks
-    the fastest of each combination, then weighs the reformats around the layer between
-    combinations). ``faster_elsewhere`` says that a tactic of another combination was faster;
-    ``fastest_*``, ``gap_ms`` and ``slowdown`` describe the fastest tactic of any combination.
+    The verdict compares like with like, in the format combination the engine layer runs (read
+    from the engine's layer information, see :mod:`trex.tactic_choice`; ``combination_from`` says
+    how it was found): ``chosen_is_fastest`` and ``combination_slowdown`` judge the chosen tactic
+    against the tactics timed in that combination (the builder picks the fastest of each
+    combination, then weighs the reformats around the layer between combinations).
+    ``faster_elsewhere`` says that a tactic of another combination was faster; ``fastest_*``,
+    ``gap_ms`` and ``slowdown`` describe the fastest tactic of any combination. Where the
+    combination cannot be told (``combination_from`` ambiguous, or the engine's formats were
+    never autotuned) or the engine's tactic has no timing in it, the verdict is left empty.
     ``autotune_s`` is NaN where the log prints no profiling time for the layer. Layers are in
-    engine order, then autotuned layers that did not reach the engine.
+    engine order, then autotuned layers that did not reach the engine; a layer whose timings were
+    reused from an identical earlier layer names it in ``timings_from``.
     """
     log = load_build_log(source)
     chosen = log.chosen_pass
-    by_layer: dict[str, list[TacticTiming]] = defaultdict(list)
-    for t in log.tactics:
-        if t.build_pass == chosen and not t.reformat:
-            by_layer[t.layer].append(t)
     seconds: dict[tuple[int, str], float] = defaultdict(float)
     for r in log.runners:
         if not r.reformat and math.isfinite(r.seconds):
@@ -90,142 +93,53 @@ def layer_tactics(source: Source) -> pd.DataFrame:
     all_seconds: dict[str, float] = defaultdict(float)
     for (_, layer), s in seconds.items():
         all_seconds[layer] += s
-    combos: dict[str, list[str]] = defaultdict(list)
-    for p, layer, combo in log.combinations:
-        if p == chosen:
-            combos[layer].append(combo)
-    donors = _silent_cache_donors(log, by_layer, combos)
     names = {t.tactic: t.tactic_name for t in log.tactics if t.tactic_name}  # same id, same kernel
-    choices: dict[str, dict[str, Any]] = defaultdict(dict)
-    for c in log.choices:
-        if c.build_pass == chosen:
-            choices[c.layer][c.combination] = c
-
-    rows = []
-    seen: set[str] = set()
-    for layer in log.engine_layers:
-        seen.add(layer.name)
-        records, donor = by_layer.get(layer.name, []), None
-        if not records and layer.tactic is not None:
-            donor = _donor_for(donors.get(layer.name, []), layer.tactic, by_layer)
-            records = by_layer.get(donor, []) if donor else []
-        row = _layer_row(layer.name, layer.type, True, layer.tactic, layer, records,
-                         combos.get(layer.name, []), choices.get(layer.name, {}),
-                         seconds.get((chosen, layer.name), math.nan),
-                         all_seconds.get(layer.name, math.nan), names)
-        if donor:
-            row.update(timings_from=donor, tactics_timed=0, tactics_cached=0, tactics_skipped=0)
-        rows.append(row)
-    for p, name in log.autotuned:
-        if p != chosen or name in seen:
-            continue
-        seen.add(name)
-        layer_choices = choices.get(name, {})
-        tactic = None
-        if not log.engine_layers and len(layer_choices) == 1:
-            tactic = next(iter(layer_choices.values())).tactic
-        rows.append(_layer_row(name, None, False if log.engine_layers else None, tactic, None,
-                               by_layer.get(name, []), combos.get(name, []), layer_choices,
-                               seconds.get((chosen, name), math.nan),
-                               all_seconds.get(name, math.nan), names))
+    rows = [_layer_row(t, seconds.get((chosen, t.name), math.nan),
+                       all_seconds.get(t.name, math.nan), names)
+            for t in layer_tunings(log)]
     return pd.DataFrame(rows, columns=LAYER_COLUMNS)
 
 
-def _silent_cache_donors(log: BuildLog, by_layer, combos) -> dict[str, list[str]]:
-    """Layers autotuned without printed timings -> earlier layers with the same combinations.
-
-    TensorRT 8.x reuses the timings of an identical earlier layer without printing them; identical
-    format combinations (strides included) identify the layer whose timings were reused.
-    """
-    seen: dict[tuple[str, ...], list[str]] = {}
-    donors: dict[str, list[str]] = {}
-    for p, name in log.autotuned:
-        if p != log.chosen_pass:
-            continue
-        key = tuple(combos.get(name, []))
-        if not key:
-            continue
-        if by_layer.get(name):
-            seen.setdefault(key, []).insert(0, name)
-        elif key in seen:
-            donors[name] = list(seen[key])
-    return donors
-
-
-def _donor_for(candidates: list[str], tactic: str, by_layer) -> str | None:
-    for name in candidates:
-        if any(t.tactic == tactic for t in by_layer.get(name, [])):
-            return name
-    return None
-
-
-def _layer_row(name, layer_type, in_engine, tactic, engine_layer, records, combos, choices,
-               tuned_s, all_s, names) -> dict[str, Any]:
+def _layer_row(tuning: LayerTuning, tuned_s: float, all_s: float,
+               names: dict[str, str]) -> dict[str, Any]:
+    records = tuning.records
     usable = [t for t in records if t.status != "skipped" and math.isfinite(t.time_ms)]
     fastest = min(usable, key=lambda t: t.time_ms, default=None)
-    pick = _chosen_record(usable, tactic, engine_layer, choices)
-    own = min((t for t in usable if pick is not None and t.combination == pick.combination),
+    pick, combination = tuning.chosen, tuning.combination
+    own = min((t for t in usable if combination is not None and t.combination == combination),
               key=lambda t: t.time_ms, default=None)
-    other = min((t for t in usable if pick is not None and t.combination != pick.combination),
+    other = min((t for t in usable if combination is not None and t.combination != combination),
                 key=lambda t: t.time_ms, default=None)
     chosen_ms = pick.time_ms if pick else math.nan
     fastest_ms = fastest.time_ms if fastest else math.nan
     own_ms = own.time_ms if own else math.nan
-    gap = chosen_ms - fastest_ms
-    runner = pick.runner if pick else None
-    if runner is None and tactic is not None:
-        runner = next((c.runner for c in choices.values() if c.tactic == tactic), None)
+    judged = pick is not None and own is not None
+    combos = set(tuning.combinations) or {t.combination for t in records if t.combination}
     return {
-        "layer": name, "type": layer_type, "in_engine": in_engine,
-        "combinations": len(set(combos) | ({t.combination for t in records if t.combination}
-                                           if not combos else set())),
-        "tactics_timed": sum(t.status == "timed" for t in records),
-        "tactics_cached": sum(t.status == "cached" for t in records),
-        "tactics_skipped": sum(t.status == "skipped" for t in records),
+        "layer": tuning.name, "type": tuning.type, "in_engine": tuning.in_engine,
+        "combinations": len(combos),
+        "tactics_timed": sum(t.status == "timed" for t in records) if tuning.own_records else 0,
+        "tactics_cached": sum(t.status == "cached" for t in records) if tuning.own_records else 0,
+        "tactics_skipped": sum(t.status == "skipped" for t in records) if tuning.own_records else 0,
         "runners": len({t.runner for t in records}),
-        "chosen_runner": runner, "chosen_tactic": tactic,
-        "chosen_tactic_name": names.get(tactic) if tactic else None,
-        "chosen_combination": pick.combination if pick else None, "chosen_ms": chosen_ms,
+        "chosen_runner": runner_of(tuning), "chosen_tactic": tuning.tactic,
+        "chosen_tactic_name": names.get(tuning.tactic) if tuning.tactic else None,
+        "chosen_combination": combination, "combination_from": tuning.combination_from,
+        "chosen_ms": chosen_ms,
         "fastest_in_combination_tactic": own.tactic if own else None,
         "fastest_in_combination_tactic_name": names.get(own.tactic) if own else None,
         "fastest_in_combination_ms": own_ms,
-        "combination_slowdown": chosen_ms / own_ms if own_ms else math.nan,
-        "chosen_is_fastest": bool(chosen_ms <= own_ms) if pick and own else None,
+        "combination_slowdown": chosen_ms / own_ms if judged and own_ms else math.nan,
+        "chosen_is_fastest": bool(chosen_ms <= own_ms) if judged else None,
         "fastest_tactic": fastest.tactic if fastest else None,
         "fastest_tactic_name": names.get(fastest.tactic) if fastest else None,
         "fastest_combination": fastest.combination if fastest else None, "fastest_ms": fastest_ms,
-        "gap_ms": gap, "slowdown": chosen_ms / fastest_ms if fastest_ms else math.nan,
+        "gap_ms": chosen_ms - fastest_ms,
+        "slowdown": chosen_ms / fastest_ms if pick and fastest_ms else math.nan,
         "faster_elsewhere": bool(other.time_ms < chosen_ms) if pick and other else
         (False if pick else None),
-        "autotune_s": tuned_s, "autotune_s_all_passes": all_s, "timings_from": None,
+        "autotune_s": tuned_s, "autotune_s_all_passes": all_s, "timings_from": tuning.donor,
     }
-
-
-def _chosen_record(usable: list[TacticTiming], tactic: str | None, engine_layer,
-                   choices: dict[str, Any]) -> TacticTiming | None:
-    """The timing of the engine's tactic in the format combination the engine uses."""
-    if tactic is None:
-        return None
-    candidates = [t for t in usable if t.tactic == tactic]
-    if len({t.combination for t in candidates}) > 1 and engine_layer is not None:
-        wanted = ([(x.dtype, x.vector) for x in engine_layer.inputs],
-                  [(x.dtype, x.vector) for x in engine_layer.outputs])
-        matching = [t for t in candidates if _compatible(combination_signature(t.combination),
-                                                         wanted)]
-        candidates = matching or candidates
-    if len({t.combination for t in candidates}) > 1:
-        kept = [t for t in candidates if getattr(choices.get(t.combination), "tactic", None) == tactic]
-        candidates = kept or candidates
-    return min(candidates, key=lambda t: t.time_ms, default=None)
-
-
-def _compatible(combo, wanted) -> bool:
-    for have, want in zip(combo, wanted):
-        if len(have) != len(want):
-            continue
-        if any(h != w for h, w in zip(have, want)):
-            return False
-    return True
 
 
 # --------------------------------------------------------------------------- fusions
@@ -386,6 +300,22 @@ def myelin_tactics(source: Source, all_passes: bool = False) -> pd.DataFrame:
                                        "kernel", "tactic_hash"])
 
 
+def _timing_cache(log: BuildLog) -> dict[str, Any]:
+    """The timing cache as the log reports it: global (a file) or local, and its
+    ``Deleting timing cache: N entries, M hits`` lines (None where the log prints none).
+
+    ``timing_cache_hits`` adds the hits of every cache deleted (each line counts the lookups one
+    cache served); ``timing_cache_entries`` is the largest cache's size."""
+    stats = log.timing_caches
+    return {
+        "timing_cache": log.timing_cache,
+        "timing_cache_entries": max((c.entries for c in stats), default=None),
+        "timing_cache_hits": sum(c.hits for c in stats) if stats else None,
+        "timing_cache_deletions": [{"build_pass": c.build_pass, "entries": c.entries,
+                                    "hits": c.hits, "line": c.line} for c in stats],
+    }
+
+
 def build_summary(source: Source) -> dict[str, Any]:
     """Headline figures of a build: version, passes, layers, tactics, tuning time, memory, fusions."""
     log = load_build_log(source)
@@ -415,6 +345,9 @@ def build_summary(source: Source) -> dict[str, Any]:
         "tactics_cached": sum(t.status == "cached" for t in log.tactics if t.build_pass == chosen),
         "tactics_timed_all_passes": sum(t.status == "timed" for t in log.tactics),
         "layers_compared": int(len(compared)),
+        # engine layers left without a verdict: their format combination cannot be told
+        "layers_combination_unknown": int(engine_rows["combination_from"].isin(
+            (AMBIGUOUS, NOT_TUNED)).sum()),
         "layers_not_fastest": int((~compared["chosen_is_fastest"].astype(bool)).sum()),
         "max_combination_slowdown": float(compared["combination_slowdown"].max())
         if len(compared) else math.nan,
@@ -422,6 +355,7 @@ def build_summary(source: Source) -> dict[str, Any]:
         "max_slowdown": float(elsewhere["slowdown"].max()) if len(elsewhere) else math.nan,
         "autotune_s": tuned_kept,
         "autotune_s_all_passes": tuned_all,
+        **_timing_cache(log),
         "fusions": sum(f.kind == "fuse" for f in fusion_steps),
         "removals": sum(f.kind == "remove" for f in fusion_steps),
         "engine_built_s": log.engine_built_s,

@@ -106,6 +106,11 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(None, _TOO_FEW)
         shown.layers(sum(len(plan.df) for plan in plans))
         labels = engine_labels(paths, plans, args.names)
+        mismatches = views.engine_mismatches(plans, labels)
+        if mismatches:  # first: the figures below compare unlike engines
+            shown.clear()
+            for mismatch in mismatches:
+                warn("trex compare", mismatch)
         names = labels
         if args.format == "table" and max(len(n) for n in labels) > _SHORT:
             names = [views.engine_letter(k) for k in range(len(plans))]  # the legend maps them
@@ -121,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
         data = {
             "engines": [{"label": n, "path": p, **views.engine_facts(plan).as_dict()}
                         for n, p, plan in zip(labels, paths, plans)],
+            "warnings": mismatches,
             **{k: report[k] for k in ("summary", "by_type", "by_precision", "alignment", "layers",
                                       "aligned_rows", "onnx_nodes", "onnx_without_metadata")},
             "gate": None if gate is None else {**vars(gate), "message": gate.message},

@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ..compare import engine_mismatches
     from ..html_report import write_report
 
     start = time.perf_counter()
@@ -61,6 +62,8 @@ def _run(args: argparse.Namespace) -> int:
         shown.layers(sum(len(plan.df) for plan in plans))
         labels = engine_labels(paths, plans, args.names)
         shown.clear()
+        for mismatch in engine_mismatches(plans, labels):
+            warn("trex report", mismatch)
         for label, plan in zip(labels, plans):
             for warning in plan.warnings:
                 warn(label, warning)

@@ -10,10 +10,12 @@ import pandas as pd
 from .. import tactics as views
 from ..errors import InputError
 from ..safety import number_option, terminal_text
+from ..tactic_choice import AMBIGUOUS, NOT_TUNED
 from .output import add_format_options, csv_options, csv_text, kv_table, stdout_for, text_table, to_json, warn
 
 VIEWS = ("summary", "layers", "tactics", "fusions", "memory", "passes", "myelin")
 DEFAULT_VIEWS = ("summary", "layers", "fusions", "memory", "passes")
+UNJUDGED = (AMBIGUOUS, NOT_TUNED)  # the engine's combination could not be told: no verdict
 SORTS = {"engine": None, "slowdown": "slowdown", "gap": "gap_ms", "autotune": "autotune_s",
          "tactics": "tactics_timed"}
 
@@ -119,6 +121,10 @@ def _summary_lines(s: dict) -> dict:
                    "fastest timed in its own format combination")
         if s["layers_not_fastest"]:
             verdict += f" (worst x{s['max_combination_slowdown']:.3f})"
+    if s["layers_combination_unknown"]:
+        verdict = ("" if verdict == "-" else verdict + "; ") + (
+            f"{s['layers_combination_unknown']} layers without a verdict (the format combination "
+            "they run cannot be told from the engine's formats)")
     elsewhere = "-"
     if compared:
         elsewhere = (f"{s['layers_faster_elsewhere']} of {compared} layers: a faster tactic ran in "
@@ -131,6 +137,16 @@ def _summary_lines(s: dict) -> dict:
         autotuning = (f"{s['autotune_s']:.2f} s in the kept pass, "
                       f"{s['autotune_s_all_passes']:.2f} s in all passes (sum of profiling times)")
 
+    cache = "-"
+    if s["timing_cache_hits"] is not None:
+        cache = f"{s['timing_cache_entries']:,} entries, {s['timing_cache_hits']:,} hits"
+        deleted = s["timing_cache_deletions"]
+        if len(deleted) > 1:
+            cache += (f" ({len(deleted)} caches deleted, hits "
+                      + " + ".join(f"{d['hits']:,}" for d in deleted) + ")")
+    if s["timing_cache"]:
+        cache = f"{s['timing_cache']}; {cache}" if cache != "-" else s["timing_cache"]
+
     kept = f"{s['kept_pass']} of {s['build_passes']}"
     if s["kept_strategy"] is not None:
         kept += f" (backend strategy {s['kept_strategy']})"
@@ -140,11 +156,12 @@ def _summary_lines(s: dict) -> dict:
         "Engine layers": s["engine_layers"],
         "Layers with tactics": f"{s['layers_with_tactics']} ({s['autotuned_layers']} autotuned)",
         "Format combinations": s["format_combinations"],
-        "Tactics timed": f"{s['tactics_timed']:,} in the kept pass, {s['tactics_cached']:,} from "
-                         f"the timing cache; {s['tactics_timed_all_passes']:,} in all passes",
+        "Tactics timed": f"{s['tactics_timed']:,} in the kept pass, {s['tactics_cached']:,} printed "
+                         f"as cached results; {s['tactics_timed_all_passes']:,} in all passes",
         "Chosen vs fastest": verdict,
         "Faster elsewhere": elsewhere,
         "Autotuning": autotuning,
+        "Timing cache": cache,
         "Fusions": f"{s['fusions']} fusions, {s['removals']} removals",
         "Engine built in": num(s["engine_built_s"], "{:.2f} s"),
         "Engine size": num(s["engine_size_mib"], "{:.2f} MiB"),
@@ -171,7 +188,8 @@ def _render(title: str, df: pd.DataFrame) -> str:
             "fastest": _verdicts(df),
             "tuning_s": _figures(df["autotune_s"], exact=False),
         })
-        note = ("best_in_combo_ms: fastest tactic timed in the chosen format combination; "
+        note = ("best_in_combo_ms: fastest tactic timed in the format combination the engine layer "
+                "runs (from its formats in the engine's layer information); "
                 "tactics: timed + cached; '=N': timings reused from an identical earlier layer "
                 "(see --format csv, timings_from); tuning_s: sum of the layer's profiling times")
         text = f"Layers (chosen tactic vs the fastest of its format combination):\n{_table(show)}\n{note}"
@@ -232,9 +250,10 @@ def _verdicts(df: pd.DataFrame) -> list[str]:
     """Per layer: is the chosen tactic the fastest of its combination, and did another format
     combination time a faster one."""
     out = []
-    for own, elsewhere in zip(df["chosen_is_fastest"], df["faster_elsewhere"]):
+    for own, elsewhere, found in zip(df["chosen_is_fastest"], df["faster_elsewhere"],
+                                     df["combination_from"]):
         if own is None or pd.isna(own):
-            out.append("")
+            out.append(f"? ({found})" if found in UNJUDGED else "")
             continue
         text = "yes" if own else "NO"
         if elsewhere is True:

@@ -20,6 +20,7 @@ from .align import (
     match_layers,
 )
 from .gate import METRICS, RegressionCheck, check_regression
+from .mismatch import engine_mismatches
 from .plots import (
     aligned_latencies_figure,
     compare_engines_layer_latencies,
@@ -58,6 +59,7 @@ __all__ = [
     "compare_onnx_nodes",
     "engine_facts",
     "engine_letter",
+    "engine_mismatches",
     "get_plans_names",
     "has_onnx_metadata",
     "layer_regressions",

@@ -1,23 +1,25 @@
 """Align the layers of engines: identities first, then structure, then names, then order.
 
-1. The same ONNX node set (TensorRT 8.6+ ``Metadata``) or the same layer name.
+1. The same ONNX node set (TensorRT 8.6+ ``Metadata``), the same layer name, or the same name
+   but for quantisation prefixes and suffixes (``quant_conv1``, ``conv1_quant``: :mod:`.names`).
 2. Graph structure (:mod:`.structure`): from matched pairs and from the network's inputs and
    outputs, neighbours whose weights count (or type and output shapes) occurs once on each side.
-3. Shared fragments (ONNX nodes, stable parts of fused names) unless structure contradicts them:
-   weights counts that differ, or matched neighbours that do not correspond. A fused Add/ReLU
-   shared by two differently fused convolutions no longer pairs them.
+3. Shared fragments (ONNX nodes, stable parts of fused names) unless structure or the names
+   contradict them: weights counts that differ, matched neighbours that do not correspond, or
+   each layer holding its own part of one kind (two convolutions joined by a fused Add/ReLU).
 4. In graph order between matched pairs: signatures (type and shapes), then first input and output
    shapes, then types (:mod:`.sequence`, near-linear).
 
 Each pair's ``match`` is its strongest evidence (onnx, name, signature, position) and
-``confidence`` (high, medium, low) says how much supports it; ``evidence`` lists it.
+``confidence`` (high, medium, low) says how much supports it; ``evidence`` lists it. Different
+layer types, names that contradict each other, weights counts or neighbours that differ make a
+pair ``low``.
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import cached_property
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..model.profiles import strip_profile
+from .names import name_parts, names_conflict, unquantised
 from .sequence import diff, interned, lis
 from .structure import (
     CONFIDENCE,
@@ -45,7 +48,6 @@ MATCH_KINDS = ("onnx", "name", "signature", "position")
 _STRENGTH = {kind: i for i, kind in enumerate(MATCH_KINDS)}
 _ELEMENTWISE = {"PointWise", "ElementWise"}
 _FRAGMENT_ROUNDS = 16  # rounds of fragment matching, each checked against the previous ones
-_AUTO_PART = re.compile(r"^(?:[A-Za-z]\w*_\d+|PWN\(.*|\(Unnamed Layer\*.*)$")
 
 Pair = tuple[int, int]
 
@@ -129,15 +131,6 @@ def _overlap_pairs(parts_a: list[tuple[str, ...]], parts_b: list[tuple[str, ...]
     return sorted(p for p in best_a.values() if best_b[p[1]] == p)
 
 
-def _name_parts(name: str) -> tuple[str, ...]:
-    """Parts of a fused name that survive re-export (``layer2.0.conv2.weight``), not auto-numbered
-    nodes (``Conv_84``), ``PWN(...)``, unnamed layers or reformats."""
-    if name.startswith("Reformatting CopyNode"):
-        return ()
-    return tuple(p for p in (part.strip() for part in name.split(" + "))
-                 if p and not _AUTO_PART.match(p))
-
-
 def _keys(layers: list, rows: list[int], exact: bool) -> tuple[dict, dict, dict]:
     """Signature, first-tensors signature and type key of the given layers; Reformats (made for
     the formats an engine chose) and Unknown layers (names-only exports) get no type key."""
@@ -204,12 +197,15 @@ class _Matcher:
     def fragments(self, parts_a: list[tuple[str, ...]], parts_b: list[tuple[str, ...]]) -> None:
         """Pairs sharing fragments, accepted in rounds while their matched neighbours correspond
         (or none is matched yet): each round's pairs give the next round neighbours to check."""
+        def allowed(i: int, j: int) -> bool:
+            return self.compatible(i, j) and not names_conflict(parts_a[i], parts_b[j])
+
         for _ in range(_FRAGMENT_ROUNDS):
             if self.all_matched():
                 return
             free_a, free_b = self.free()
             pairs = _overlap_pairs(parts_a, parts_b, free_a, free_b, self.types_a, self.types_b,
-                                   self.compatible)
+                                   allowed)
             agreed = [(i, j) for i, j in pairs
                       if neighbours_agree(i, j, self.graph_a, self.graph_b, self.matched,
                                           self.taken_b) is not False]
@@ -229,6 +225,8 @@ class _Matcher:
         names_a = [strip_profile(layer.name) for layer in self.layers_a]
         names_b = [strip_profile(layer.name) for layer in self.layers_b]
         self.record(_unique_identity_pairs(names_a, names_b, *self.free()))
+        self.record(_unique_identity_pairs([unquantised(n) for n in names_a],
+                                           [unquantised(n) for n in names_b], *self.free()))
         self.identity = set(self.matched)
         if self.all_matched():
             return self.matched
@@ -244,9 +242,9 @@ class _Matcher:
         parts_a: list[tuple[str, ...]] = [()] * len(self.layers_a)
         parts_b: list[tuple[str, ...]] = [()] * len(self.layers_b)
         for i in free_a:
-            parts_a[i] = _name_parts(names_a[i])
+            parts_a[i] = name_parts(names_a[i])
         for j in free_b:
-            parts_b[j] = _name_parts(names_b[j])
+            parts_b[j] = name_parts(names_b[j])
         self.fragments(parts_a, parts_b)
         self._ordered_passes()
         return self.matched
@@ -291,20 +289,23 @@ class _Matcher:
         for i, j in self.matched.items():
             la, lb = self.layers_a[i], self.layers_b[j]
             onnx = bool(nodes_a[i]) and bool(set(nodes_a[i]) & set(nodes_b[j]))
-            same_name = la.name == lb.name
+            same_name = la.name == lb.name or unquantised(la.name) == unquantised(lb.name)
             identity = i in self.identity or same_name or (
                 onnx and set(nodes_a[i]) == set(nodes_b[j]))
+            parts_a, parts_b = name_parts(la.name), name_parts(lb.name)
             wa, wb = self.weights_a[i], self.weights_b[j]
             sig = _signature(la, self.exact) if la.type == lb.type else None
             out[i] = PairEvidence(
                 onnx=onnx,
-                name=same_name or bool(set(_name_parts(la.name)) & set(_name_parts(lb.name))),
+                name=same_name or bool(set(parts_a) & set(parts_b)),
                 identity=identity,
+                names_differ=not identity and (names_conflict(parts_a, parts_b) or names_conflict(
+                    nodes_a[i], nodes_b[j])),
                 weights=None if wa is None or wb is None else wa == wb,
                 shapes=sig is not None and sig == _signature(lb, self.exact),
                 neighbours=None if identity else neighbours_agree(
                     i, j, self.graph_a, self.graph_b, self.matched, self.taken_b),
-                types=_types_compatible(la.type, lb.type))
+                types=la.type == lb.type or "Unknown" in (la.type, lb.type))
         return out
 
 

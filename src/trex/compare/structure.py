@@ -189,17 +189,20 @@ class PairEvidence:
     onnx: bool = False
     name: bool = False
     identity: bool = False  # the same ONNX node set or the same layer name
+    names_differ: bool = False  # a shared fragment, but each layer holds its own part of one kind
     weights: bool | None = None  # equal weights counts (None: not both weighted)
     shapes: bool = False  # same type and tensor shapes (without the batch dimension)
     neighbours: bool | None = None  # matched neighbours correspond (None: none to compare)
-    types: bool = True  # the types are compatible
+    types: bool = True  # the same layer type (an Unknown type of names-only exports agrees)
 
     def facts(self) -> list[str]:
         """The evidence as words: ``["weights", "shapes", "neighbours"]``, contradictions marked."""
         out = []
         if self.onnx:
             out.append("onnx nodes")
-        if self.name:
+        if self.names_differ:
+            out.append("names differ")
+        elif self.name:
             out.append("same name" if self.identity and not self.onnx else "name")
         for label, value in (("weights", self.weights), ("neighbours", self.neighbours)):
             if value is True:
@@ -214,9 +217,10 @@ class PairEvidence:
 
     def confidence(self) -> str:
         """``high``: an identity, or two independent facts (weights, shapes, neighbours, a name
-        fragment) and no contradiction; ``medium``: one fact; ``low``: a contradiction, or only
-        the position in the graph order."""
-        if self.weights is False or self.neighbours is False or not self.types:
+        fragment) and no contradiction; ``medium``: one fact; ``low``: a contradiction (weights,
+        neighbours, layer types or names that differ), or only the position in the graph order."""
+        if (self.weights is False or self.neighbours is False or not self.types
+                or self.names_differ):
             return "low"
         structural = sum(bool(v) for v in (self.weights, self.shapes, self.neighbours))
         if self.identity or structural + (self.onnx or self.name) >= 2:

@@ -26,19 +26,24 @@ from .build_records import (
     RunnerChoice,
     RunnerResult,
     TacticTiming,
+    TimingCacheStats,
     tactic_key,
 )
+from .combinations import combination_signature
 from .engine_layers import _to_int as _int
-from .engine_layers import engine_layer_info, parse_engine_layer
+from .engine_layers import dumped_layer, engine_layer_info, parse_engine_layer
 from .logtext import split_log_line
 from .text import read_text, unix_newlines
+from .unnamed_sections import UNNAMED as _UNNAMED
+from .unnamed_sections import name_sections
 
 if TYPE_CHECKING:
     from .trtexec_log import TrtexecLog
 
 __all__ = [
     "BuildLog", "BuildPass", "EngineLayer", "EngineTensor", "FusionStep", "MemoryChange",
-    "MyelinTactic", "RunnerChoice", "RunnerResult", "TacticTiming", "engine_layer_info",
+    "MyelinTactic", "RunnerChoice", "RunnerResult", "TacticTiming", "TimingCacheStats",
+    "combination_signature", "engine_layer_info",
     "looks_like_build_log", "parse_build_log", "read_build_log",
 ]
 
@@ -64,13 +69,12 @@ _TOTALS = ("Total Host Persistent Memory", "Total Device Persistent Memory", "To
            "Max Scratch Memory", "Total Activation Memory", "Total Weights Memory")
 # 8.2-8.6 name of the tactic timed next: ``LAYER Set Tactic Name: NAME Tactic: ID``.
 _SET_NAME = re.compile(rf"Set Tactic Name: (?P<name>\S+)(?: Tactic: (?P<tactic>{_TACTIC}))?")
-# A match starts only at the start of a word (leading digits skipped) and strides stop at a
-# parenthesis: each character is scanned a bounded number of times (linear on hostile lines).
-_COMBO_TENSOR = re.compile(r"(?<![A-Za-z0-9])[0-9]*(?P<dtype>[A-Za-z][A-Za-z0-9]*)"
-                           r"\((?P<strides>[^()]*)\)")
 _MYELIN_ROW = re.compile(rf"\s*(?P<id>\d+), (?P<cost>{_NUM}), (?P<ratio>{_NUM}), (?P<corr>{_NUM}), "
                          r"(?P<kernel>[^,]*), (?P<hash>[^,]*)")
 _NO_TACTIC = "0xd15ea5edd15ea5ed"  # TensorRT's "no valid tactic" sentinel
+_CACHE_DELETED = re.compile(r"Deleting timing cache: (?P<entries>\d+) entries, (?:served )?"
+                            r"(?P<hits>\d+) hits")
+
 _SNIFF = re.compile(r"Computing costs for |Engine Layer Information|\[MemUsageChange\]|: Fusing ")
 
 def looks_like_build_log(text: str) -> bool:
@@ -108,23 +112,6 @@ def parse_build_log(text: str, source: str = "", info: TrtexecLog | None = None)
         info = parse_trtexec_log(text, source)
     log.version, log.command, log.metadata = info.version, info.command, info.metadata
     return log
-
-
-def combination_signature(combination: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """``Int8(1,2:32,3,4) -> Float(...)`` -> ([("Int8", 32)], [("Float", 1)])."""
-    left, _, right = combination.partition(" -> ")
-
-    def side(text: str) -> list[tuple[str, int]]:
-        out = []
-        for match in _COMBO_TENSOR.finditer(text):
-            vector = 1
-            for stride in match["strides"].split(","):
-                if ":" in stride:
-                    vector = _int(stride.split(":", 1)[1], 1)
-            out.append((match["dtype"], vector))
-        return out
-
-    return side(left), side(right)
 
 
 def _after(text: str, prefix: str) -> str | None:
@@ -177,6 +164,10 @@ class _Parser:
         self.myelin_op = ""
         self.tuned = False  # the current pass has started autotuning
         self.pending_name: tuple[str, int | None] | None = None  # from a Set Tactic Name line
+        self.number = 0  # of the line being read
+        self.unnamed = 0  # "Computing costs for" lines without a name (8.2/8.5)
+        self.section_names: dict[str, str] = {}  # their stand-in name -> the layer they tune
+        self.dumped: list[EngineLayer] = []  # the layers of a --dumpLayerInfo block
 
     # ------------------------------------------------------------------ state helpers
     def _pass(self) -> BuildPass:
@@ -193,10 +184,14 @@ class _Parser:
 
     # ------------------------------------------------------------------ dispatch
     def feed(self, line: str, number: int) -> None:
+        self.number = number
         if line.startswith("Layer("):  # unprefixed lines of "Engine Layer Information"
             layer = parse_engine_layer(line)
             if layer is not None:
                 self.log.engine_layers.append(layer)
+            return
+        if line.startswith("Name: "):  # unprefixed lines of a --dumpLayerInfo block
+            self._dump_line(line)
             return
         parsed = split_log_line(line)
         if parsed is None:
@@ -237,8 +232,13 @@ class _Parser:
 
     def _section(self, content: str) -> None:
         layer = _after(content, "=============== Computing costs for ")
+        if layer is None and content.rstrip() == "=============== Computing costs for":
+            layer = ""
         if layer is not None:
             self.layer = layer.strip()
+            if not self.layer:  # 8.2/8.5: the timing runners name the layer, if any runs
+                self.unnamed += 1
+                self.layer = f"{_UNNAMED}{self.unnamed}"
             self.combination, self.reformat = "", False
             self.log.autotuned.append((self._pass().index, self.layer))
             self.tuned = True
@@ -262,6 +262,8 @@ class _Parser:
             self.runner, self.runner_id = match["runner"], match["id"]
             if self.reformat or not self.layer:
                 self.layer = match["layer"]
+            elif match["runner"] != "Reformat":
+                self._name_section(match["layer"])
         else:
             self.runner, self.runner_id = text.strip(), None
 
@@ -269,6 +271,26 @@ class _Parser:
         match = _SET_NAME.search(content)
         if match is not None:
             self.pending_name = (match["name"], tactic_key(match["tactic"]))
+            owner = content[:match.start()].rstrip()  # "LAYER" or "LAYER (runner)"
+            runner = _RUNNER.match(owner)
+            self._name_section(runner["layer"] if runner else owner)
+
+    def _name_section(self, name: str) -> None:
+        """The first layer name printed inside a section opened without one names it (a reformat
+        timed inside it, ``<reformat>`` or ``Optimizer Reformat(...)``, does not)."""
+        name = name.strip()
+        if (name and self.layer.startswith(_UNNAMED) and not self.reformat
+                and not name.startswith(("<", "Optimizer Reformat"))):
+            self.section_names.setdefault(self.layer, name)
+
+    def _dump_line(self, line: str) -> None:
+        """A ``Name: X, LayerType: Y, Inputs: [...]`` line: the formats of the layer's tensors
+        (the first block wins; later ones repeat it per profile or context), and the layer itself
+        for a log that prints no ``Engine Layer Information``."""
+        found = dumped_layer(line)
+        if found is not None and found[0].name not in self.log.layer_formats:
+            self.log.layer_formats[found[0].name] = found[1]
+            self.dumped.append(found[0])
 
     def _tactic(self, content: str) -> None:
         match = _TACTIC_LINE.match(content)
@@ -342,7 +364,19 @@ class _Parser:
                 self._pass().streams = int(words[-1])
 
     def _other(self, content: str) -> None:
-        if content.startswith("Building graph using backend strategy "):
+        if content.startswith("Name: "):
+            self._dump_line(content)
+        elif content.startswith("Deleting timing cache: "):
+            match = _CACHE_DELETED.match(content)
+            if match:
+                self.log.timing_caches.append(TimingCacheStats(
+                    self.pass_.index if self.pass_ else None, int(match["entries"]),
+                    int(match["hits"]), self.number))
+        elif "timing cache" in content and content.startswith(("Global timing cache in use",
+                                                                 "Local timing cache in use",
+                                                                 "Detected invalid timing cache")):
+            self.log.timing_cache = "global" if content.startswith("Global") else "local"
+        elif content.startswith("Building graph using backend strategy "):
             strategy = _int(content.rsplit(" ", 1)[-1], -1)
             current = self.pass_
             if current is not None and current.strategy is None and not self.tuned:
@@ -441,6 +475,10 @@ class _Parser:
 
     def finish(self) -> BuildLog:
         log = self.log
+        if not log.engine_layers and self.dumped:
+            log.engine_layers = self.dumped
+        if self.unnamed:
+            name_sections(log, self.section_names, self.unnamed)
         if not log.autotuned and not log.engine_layers:
             log.warnings.append("no autotuning records and no engine layer list: not a "
                                 "trtexec --verbose build log (a profiling run?)")

@@ -128,6 +128,7 @@ class EngineTensor:
     dims: list[int]
     vector: int = 1  # channel vector width (``32:32`` -> 32)
     vector_axis: int | None = None
+    vector_printed: bool = True  # False: the line's form never prints widths (8.2/8.5)
 
 
 @dataclass
@@ -139,6 +140,16 @@ class EngineLayer:
     tactic: str | None
     inputs: list[EngineTensor]
     outputs: list[EngineTensor]
+
+
+@dataclass
+class TimingCacheStats:
+    """A ``Deleting timing cache: N entries, M hits`` line (8.x: ``served M hits since creation``)."""
+
+    build_pass: int | None
+    entries: int
+    hits: int
+    line: int = 0
 
 
 @dataclass
@@ -161,6 +172,10 @@ class BuildLog:
     engine_layers: list[EngineLayer] = field(default_factory=list)
     autotuned: list[tuple[int, str]] = field(default_factory=list)  # (pass, layer) in order
     combinations: list[tuple[int, str, str]] = field(default_factory=list)  # (pass, layer, combo)
+    # ``--dumpLayerInfo`` lines in the same log: layer name -> (input, output) Format/Datatype
+    layer_formats: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
+    timing_cache: str | None = None  # "global" (a timing cache file) or "local", as the log says
+    timing_caches: list[TimingCacheStats] = field(default_factory=list)
     engine_built_s: float | None = None
     engine_size_mib: float | None = None
     warnings: list[str] = field(default_factory=list)

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from .build_records import BuildLog, EngineLayer, EngineTensor, tactic_key
+from .layer_dump import parse_layer_line
 from .layer_info import normalise
 from .records import LayerInfo
 
@@ -22,7 +23,11 @@ _TENSOR_DESC_82 = re.compile(r"\[(?P<dtype>[A-Za-z][A-Za-z0-9]*)\((?P<dims>[-\d,
 
 
 def _parse_tensors(text: str, pattern: re.Pattern[str] = _TENSOR_DESC) -> list[EngineTensor]:
-    """``a (Float[1,3]), b c (Int8[1,32:32,7,7])`` -> tensors (names may hold commas)."""
+    """``a (Float[1,3]), b c (Int8[1,32:32,7,7])`` -> tensors (names may hold commas).
+
+    This form writes every vector width (``Half[-1,64:8,14,14]``): a tensor without one is not
+    vectorised. The 8.2/8.5 form may print none: there a missing width is unknown."""
+    printed_always = pattern is _TENSOR_DESC
     tensors = []
     start = 0
     for match in pattern.finditer(text):
@@ -36,7 +41,8 @@ def _parse_tensors(text: str, pattern: re.Pattern[str] = _TENSOR_DESC) -> list[E
             dims.append(_to_int(size, -1))
             if width:
                 vector, axis = _to_int(width, 1), i
-        tensors.append(EngineTensor(name, match["dtype"], dims, vector, axis))
+        tensors.append(EngineTensor(name, match["dtype"], dims, vector, axis,
+                                    printed_always or axis is not None))
     return tensors
 
 
@@ -70,6 +76,32 @@ def parse_engine_layer(content: str) -> EngineLayer | None:
     else:
         inputs, _, outputs = io.partition(" -> ")
     return EngineLayer(name, match["type"], tactic.strip() or None, parse(inputs), parse(outputs))
+
+
+def dumped_layer(line: str) -> tuple[EngineLayer, tuple[list[str], list[str]]] | None:
+    """A ``--dumpLayerInfo`` line (``Name: X, LayerType: Y, Inputs: [...], TacticValue: ...``) as
+    an engine layer, with its tensors' ``Format/Datatype`` as printed (the words tell the layout);
+    None if the line is not one."""
+    if ", LayerType: " not in line:
+        return None
+    raw = parse_layer_line(line)
+    if raw is None or not isinstance(raw.get("Name"), str):
+        return None
+    tensors = [[t for t in raw[key] if isinstance(t, dict)] for key in ("Inputs", "Outputs")]
+    formats = [[str(t.get("Format/Datatype", "")) for t in side] for side in tensors]
+    tactic = raw.get("TacticValue")
+    layer = EngineLayer(raw["Name"], str(raw.get("LayerType", "")),
+                        str(tactic) if tactic not in (None, "") else None,
+                        [_dumped_tensor(t) for t in tensors[0]],
+                        [_dumped_tensor(t) for t in tensors[1]])
+    return layer, (formats[0], formats[1])
+
+
+def _dumped_tensor(tensor: dict[str, Any]) -> EngineTensor:
+    dims = tensor.get("Dimensions")
+    return EngineTensor(str(tensor.get("Name", "")), str(tensor.get("Format/Datatype", "")),
+                        [d for d in dims if isinstance(d, int)] if isinstance(dims, list) else [],
+                        vector_printed=False)
 
 
 def _to_int(text: str, default: int) -> int:
