@@ -68,14 +68,16 @@ def format_latency(latency: float) -> str:
 
 
 def reformat_is_qdq(layer: Layer) -> bool:
-    """True for Reformat layers that implement a Q/DQ pair (TREx colours them as Quantize)."""
+    """True for Reformat layers that implement a Q/DQ pair (their label's last row says ``QDQ``)."""
     return layer.type == "Reformat" and layer.raw_dict.get("Origin") == "QDQ"
 
 
 def layer_type_color(layer: Layer) -> str:
-    """Fill colour by layer type; Q/DQ reformats get the Quantize colour."""
-    if reformat_is_qdq(layer):
-        return layer_colormap["Quantize"]
+    """Fill colour by layer type: the type's colour, as every chart and table colours it.
+
+    TREx filled Q/DQ reformats with Quantize's colour, so that one Reformat bar of a chart stood
+    for nodes of two colours; every Reformat is drawn in Reformat's colour here, and a Q/DQ one
+    says so in its label (the ``QDQ`` row)."""
     key = layer.type if isinstance(layer.type, str) else str(layer.type)  # a corrupt file: a list
     return key_color(key, layer_colormap)
 
