@@ -28,8 +28,14 @@ def _conversion_mitigation(inp: str, out: str) -> str:
             "constraints, or FP16 I/O formats) so that no conversion is needed.")
 
 
+# Layout-only reformats the note names, at most.
+_NAMED_SKIPS = 3
+
+
 class ReformatLinter(Linter):
-    """Reformat layers that convert the data type (layout-only reformats are assumed optimal)."""
+    """Reformat layers that convert the data type (layout-only reformats are assumed optimal,
+    as in TREx); its ``note`` says which Reformat layers it leaves out and why, so that its count
+    can be read beside the engine's Reformat count (``reformat-share`` counts every one)."""
 
     name = "reformat"
     description = "Reformat layers converting between data types"
@@ -37,11 +43,13 @@ class ReformatLinter(Linter):
     def check(self) -> list[Finding]:
         """One warning per Reformat layer whose input and output data types differ."""
         out = []
+        skipped: list[Layer] = []
         for i, layer in enumerate(self.plan.layers):
             if layer.type != "Reformat":
                 continue
             conversion = _conversion(layer)
             if conversion is None:
+                skipped.append(layer)
                 continue
             inp, outp = conversion
             out.append(self.finding(
@@ -52,7 +60,23 @@ class ReformatLinter(Linter):
                 origin=layer.raw_dict.get("Origin", ""),
                 **{"type conversion": f"{inp} -> {outp}",
                    "shape conversion": f"{layer.inputs[0].shape} -> {layer.outputs[0].shape}"}))
+        if skipped:
+            self.note = self._skipped_note(skipped, len(out) + len(skipped))
         return out
+
+    def _skipped_note(self, skipped: list[Layer], reformats: int) -> str:
+        """Which Reformat layers have no finding and why: they keep the data type (a layout or
+        vectorisation change only, e.g. a CopyNode to NC/2HW2), or list no tensors."""
+        def what(layer: Layer) -> str:
+            if not layer.inputs or not layer.outputs:
+                return f"{layer.name} (no tensors listed)"
+            return f"{layer.name} ({layer.inputs[0].format} -> {layer.outputs[0].format})"
+
+        named = "; ".join(what(layer) for layer in skipped[:_NAMED_SKIPS])
+        more = f"; and {len(skipped) - _NAMED_SKIPS} more" if len(skipped) > _NAMED_SKIPS else ""
+        return (f"{self.name}: {len(skipped)} of {reformats} Reformat layers not listed: they do "
+                f"not change the data type (a layout change only), which this linter leaves out "
+                f"as TREx's did ({named}{more}); reformat-share counts every Reformat layer")
 
 
 class SliceLinter(Linter):
