@@ -238,7 +238,9 @@ def test_trex_options(engines):
     assert all(len(n.rows) <= 3 for n in names.nodes if n.kind == "layer")  # type, latency, origin
     flat = DotGraph(plan, layer_type_formatter, stack_layer_names=False, display_metadata=False)
     conv = next(n for n in flat.nodes if n.kind == "layer" and n.layer.type == "ConvActPool")
-    assert (conv.name, None) in conv.rows
+    # the unstacked name, wrapped at a separator into rows of at most 56 characters
+    assert [text for text, _ in conv.rows[2:]] == ["/backbone/conv1/Conv + /backbone/relu/Relu + /backbone/",
+                                                    "maxpool/MaxPool"]
     alexnet = load(engines, "trt10.4-alexnet-fp16")
     for flag, shown in ((True, "/Flatten"), (False, "__myl_Res_myl9_1")):
         meta = DotGraph(alexnet, layer_type_formatter, display_matadata=flag)  # TREx's spelling
