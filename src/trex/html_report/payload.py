@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..compare.align import engine_letter
 from ..jsonable import json_value as clean
 from ..model.facts import engine_facts
 from ..model.plan import EnginePlan
@@ -245,13 +246,15 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
     alignment = compare.align_plans(plans, exact_matching, names)
     layers = compare.compare_layers(plans, names, exact_matching, alignment)
     onnx = compare.compare_onnx_nodes(plans, names)
+    rows = [[None if v is pd.NA else int(v) for v in alignment[name].tolist()] for name in names]
+    # A row the first or the last engine lacks has no difference (its absence is not 0 ms).
+    paired = [a is not None and z is not None for a, z in zip(rows[0], rows[-1])]
     aligned = {
         "type": strings(layers["type"].tolist()),
         "match": strings(layers["match"].tolist()),
-        "rows": [[None if v is pd.NA else int(v) for v in alignment[name].tolist()]
-                 for name in names],
+        "rows": rows,
         "ms": [floats(layers[f"{name} ms"]) for name in names],
-        "delta": floats(layers["delta ms"]),
+        "delta": [d if ok else None for d, ok in zip(floats(layers["delta ms"]), paired)],
         "speedup": floats(layers["speedup"]),
     }
     data = {
@@ -292,6 +295,7 @@ def report_payload(plans: Sequence[EnginePlan], labels: Sequence[str] | None = N
         if progress is not None and len(plans) > 1:
             tell = functools.partial(_prefixed, progress, label)
         data, det = engine_payload(plan, label, path, gpu, figures, tell)
+        data["letter"] = engine_letter(len(engines))  # A ... Z, AA, AB: as trex compare names them
         engines.append(data)
         details.append(det)
     payload: dict[str, Any] = {
