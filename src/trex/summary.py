@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from .model.facts import MISSING, engine_facts, show, summary_dict
+from .model.facts import MISSING, engine_facts, profile_caution, show, summary_dict
 from .model.plan import EnginePlan
 
 _TACTIC_HASH_RE = re.compile(r"_0x[0-9a-fA-F]+$")
@@ -140,7 +140,7 @@ def headline_rows(plan: EnginePlan) -> dict[str, str]:
         "Weights": _bytes(facts.weights_bytes),
         "Activations": (f"{_bytes(facts.activations_bytes)} (TREx: per layer I/O); "
                         f"{_bytes(facts.activation_footprint_bytes)} unique tensors"),
-        "Precisions": facts.precision_mix or MISSING,
+        "Precisions": facts.precision_text,
     }
     if len(facts.profiles) > 1:
         rows["Profiles"] = (f"{', '.join(map(str, facts.profiles))} "
@@ -151,6 +151,9 @@ def headline_rows(plan: EnginePlan) -> dict[str, str]:
         rows["TensorRT"] = facts.tensorrt_version
     if facts.profiling:
         rows["Profiled with"] = str(facts.profiling.get("per_layer_times", ""))
+    caution = profile_caution(facts.profile_iterations) if facts.latency_ms is not None else ""
+    if caution:
+        rows["Caution"] = caution
     for tensor in plan.io_tensors:
         for shapes in tensor.profiles:
             rows[f"{tensor.mode} {tensor.name} [profile {shapes.profile}]"] = (

@@ -108,7 +108,10 @@ def layer_details(plan: EnginePlan) -> LayerDetails:
 
 def headline(plan: EnginePlan) -> dict[str, Any]:
     """The header's facts: :func:`trex.summary.model_summary` (built on the engine's facts), and
-    the same labelled text rows ``trex summary`` prints (units, named statistics, "–")."""
+    the same labelled text rows ``trex summary`` prints (units, named statistics, "–"), with the
+    wording the header shows: the precision mix (``unknown`` for names-only exports), where the
+    ONNX node names come from, and the caution of a profile of few iterations."""
+    from ..onnx_map import layer_onnx_nodes, onnx_sources_text
     from ..summary import device_rows, headline_rows, model_summary, performance_rows
 
     summary = model_summary(plan)
@@ -116,9 +119,13 @@ def headline(plan: EnginePlan) -> dict[str, Any]:
             "activations_bytes", "activation_footprint_bytes", "streams", "profile_iterations",
             "inputs", "outputs", "io_tensors", "gpu_compute_median_ms", "latency_median_ms",
             "throughput_qps", "batch_size", "precision_mix", "tensorrt_version", "trex_summary")
+    facts = engine_facts(plan)
     out = {key: summary[key] for key in keep}
-    out["onnx_metadata"] = engine_facts(plan).onnx_metadata
+    out["onnx_metadata"] = facts.onnx_metadata
+    out["onnx_sources"] = onnx_sources_text([layer_onnx_nodes(layer)[1] for layer in plan.layers])
+    out["precision_text"] = facts.precision_text
     out["rows"] = headline_rows(plan)
+    out["profile_caution"] = out["rows"].get("Caution", "")
     out["device_rows"] = device_rows(plan)
     out["performance_rows"] = performance_rows(plan)
     return clean(out)
