@@ -1,7 +1,7 @@
 // @ts-check
 /* GraphView: the engine graph, drawn from laid-out positions, only what is in view. Its legend
- * sits in a bar above the drawing (never over a node) and folds away; the layers the table's
- * filters leave out are dimmed. */
+ * (42-graph-legend.js) sits in a bar above the drawing; the layers the table's filters leave out
+ * are dimmed. */
 
 // ================================================================== graph view
 const FULL_LOD = 0.38; // scale above which node labels are drawn
@@ -91,17 +91,17 @@ class GraphView {
     this.vp.append(this.edgeLayer, this.nodeLayer, this.overlay);
     this.svg.append(this.vp);
     // The legend is a bar between the toolbar and the drawing: it never covers a node.
-    this.legend = h('div', { class: 'graph-legend', id: 'graph-legend' });
+    this.legend = new GraphLegend(this.e, this.onLegend);
     this.mini = h('div', { class: 'minimap', title: 'Overview: click or drag to move' });
     this.miniBase = h('canvas');
     this.miniView = h('canvas');
     this.mini.append(this.miniBase, this.miniView);
     this.stage.append(this.svg, this.mini);
-    parent.append(bar, this.legend, this.stage);
+    parent.append(bar, this.legend.box, this.stage);
     // why the graph is not laid out by Graphviz dot (too slow for this graph, or out of time)
     if (this.g.layout_note) parent.append(h('div', { class: 'graph-note', id: 'graph-layout-note', text: this.g.layout_note }));
     this.bindEvents();
-    this.updateLegend();
+    this.legend.render(this.colorBy);
     if (window.ResizeObserver) {
       let first = true;
       new ResizeObserver(() => {
@@ -463,7 +463,7 @@ class GraphView {
   setColorBy(mode) {
     this.colorBy = mode;
     this.colorSel.value = mode;
-    this.updateLegend();
+    this.legend.render(this.colorBy);
     this.drawMinimap();
     this.request(true);
   }
@@ -481,38 +481,6 @@ class GraphView {
     this.stage.classList.toggle('filtered', !!this.focus);
     this.request(true);
     if (this.mScale) this.drawMinimap();
-  }
-
-  /** The legend bar: one entry per fill the layers are drawn with (a button: filter the table by it). */
-  updateLegend() {
-    const L = this.e.L;
-    clear(this.legend);
-    const toggle = h('button', { class: 'link legend-toggle', text: this.legendHidden ? 'Legend \u25b8' : 'Legend \u25be', title: 'Show or hide the legend', 'aria-expanded': this.legendHidden ? 'false' : 'true' });
-    toggle.addEventListener('click', () => { this.legendHidden = !this.legendHidden; this.updateLegend(); });
-    this.legend.append(toggle);
-    this.legend.classList.toggle('folded', !!this.legendHidden);
-    if (this.legendHidden) return;
-    if (this.colorBy === 'latency') {
-      const grad = h('span', { class: 'grad' });
-      grad.style.background = `linear-gradient(to right, ${COLORS.latency.join(',')})`;
-      const max = Math.max(0, ...L.avg.filter(isNum));
-      append(this.legend, [h('div', { class: 'legend-entry' }, ['Latency (square-root scale): 0 ', grad, ` ${fmtMs(max)} ms`])]);
-      return;
-    }
-    const by = this.colorBy === 'type' ? 'type' : 'precision';
-    const detailed = this.e.d.detailed;
-    for (const [key, color, count] of this.g.legend[by]) {
-      const label = by === 'precision' ? precisionText(key, detailed) : key;
-      const entry = h('div', { class: 'legend-entry', 'data-key': key, title: `Show only ${label} layers in the table (and dim the others here)` }, [swatch(this.g.palette[color]), `${label} (${count})`]);
-      if (this.onLegend) {
-        const onLegend = this.onLegend;
-        entry.setAttribute('role', 'button');
-        entry.setAttribute('tabindex', '0');
-        entry.addEventListener('click', () => onLegend(by, key));
-        entry.addEventListener('keydown', ev => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); onLegend(by, key); } });
-      }
-      this.legend.append(entry);
-    }
   }
 
   find(query, keep) {
