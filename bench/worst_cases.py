@@ -154,6 +154,32 @@ def long_names_engine(folder: Path, engines: Path) -> Path:
     return prefix
 
 
+def dla_fused_name(nodes: int = 120) -> str:
+    """A DLA subgraph's layer name as some TensorRT builds write it: every fused ONNX node, comma
+    separated inside ``{ForeignNode[...]}`` (no `` + ``, so one label row), about 36 characters
+    a node."""
+    parts = [f"/model.{i // 3}/m.{i % 3}/cv{i % 2 + 1}/conv/Conv" for i in range(nodes)]
+    return "{ForeignNode[" + ",".join(parts) + "]}"
+
+
+def dla_names_engine(folder: Path, engines: Path, nodes: int = 120) -> Path:
+    """The real ``trt8.6-resnet50-int8`` export whose second layer has :func:`dla_fused_name`
+    (its profile row renamed too); returns the engine prefix."""
+    files = _real_files(engines)
+    graph = json.loads(files["graph.json"].read_text(encoding="utf-8"))
+    profile = json.loads(files["profile.json"].read_text(encoding="utf-8"))
+    layer = graph["Layers"][1]
+    old, layer["Name"] = layer["Name"], dla_fused_name(nodes)
+    for row in profile:
+        if isinstance(row, dict) and row.get("name") == old:
+            row["name"] = layer["Name"]
+    prefix = folder / "dla.engine"
+    folder.mkdir(parents=True, exist_ok=True)
+    Path(f"{prefix}.graph.json").write_text(json.dumps(graph), encoding="utf-8")
+    Path(f"{prefix}.profile.json").write_text(json.dumps(profile), encoding="utf-8")
+    return prefix
+
+
 def long_metadata_engine(folder: Path, engines: Path) -> Path:
     """The real export with 1 MB values in its profile metadata (device name, options, a
     performance figure) and a build metadata file of 1 MB values; returns the engine prefix."""

@@ -9,8 +9,9 @@ Writes ``docs/images/``:
   and ``report-compare.png``: the HTML reports that ``make demo`` writes (``trex report`` of the
   INT8 ResNet18 engine, and of the three Q/DQ engines), opened in headless Chromium;
 - ``graph.png``: ``trex draw`` of a residual block of the same engine (SVG, rendered by Chromium);
-- with ``--tests``, ``tests/*.png``: the screenshots ``tests/test_report_browser.py`` takes
-  (``TREX_SCREENSHOTS``), which need the real engines of ``../shared/engines``.
+- with ``--tests``, ``tests/*.png``: the screenshots ``tests/test_report_browser.py`` and
+  ``tests/test_report_readability.py`` take (``TREX_SCREENSHOTS``), which need the real engines of
+  ``../shared/engines``.
 
 Needs Playwright and Chromium (``/usr/bin/chromium`` or ``$TREX_CHROMIUM``, as the browser tests)
 and Pillow (the ``docs`` extra), which stores each PNG with a 256-colour palette to keep it small.
@@ -36,6 +37,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 # The layer selected in the layers picture and the block drawn in the graph picture.
 SELECTED_LAYER = "QuantizeLinear_40"  # an unfused Quantize on a residual branch
 GRAPH_BEAM = "QuantizeLinear_40,2"
+# The browser tests whose screenshots the gallery shows.
+SCREENSHOT_TESTS = ("test_report_browser.py", "test_report_readability.py")
 
 
 def _demo():
@@ -178,7 +181,8 @@ def test_screenshots(work: Path) -> dict[str, Path]:
     env = {**os.environ, "TREX_SCREENSHOTS": str(folder),
            "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])])}
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                    str(ROOT / "tests" / "test_report_browser.py")], check=True, cwd=ROOT, env=env)
+                    *(str(ROOT / "tests" / name) for name in SCREENSHOT_TESTS)],
+                   check=True, cwd=ROOT, env=env)
     return {f"tests/{p.name}": p for p in sorted(folder.glob("*.png"))}
 
 

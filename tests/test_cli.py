@@ -43,6 +43,33 @@ def test_summary_table(engines, capsys):
     assert "NVIDIA TITAN RTX" in out
 
 
+def test_summary_words_unknown_precisions_and_few_iterations(engines, capsys):
+    """Issue 25: a names-only export's precisions are unknown (not "None 840"), with the reason;
+    a per-layer profile of one iteration (count 1) is cautioned against; 6,610 are not."""
+    assert main(["summary", str(engines / "trt10-detr-int8-names-only")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^Precisions\s+unknown for all 840 layers \(names-only layer information: "
+                     r"build with --profilingVerbosity=detailed\)$", out, re.MULTILINE)
+    assert "None 840" not in out
+    assert main(["summary", str(engines / "a100-resnet18-qat")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^Caution\s+each layer's time is a single sample \(the profile's count is 1\): "
+                     r"differences of a few percent are noise; profile 10 or more iterations", out,
+                     re.MULTILINE)
+    assert main(["summary", str(engines / "trex-mobilenet-qat")]) == 0
+    assert "Caution" not in capsys.readouterr().out
+
+
+def test_onnx_sources_say_where_names_come_from():
+    from trex.onnx_map import onnx_sources_text
+
+    assert onnx_sources_text(["Metadata"] * 56 + ["none"]) == "Metadata (56 of 57 layers)"
+    assert onnx_sources_text(["name"] * 71 + ["none"]) == "from layer names (71 of 72 layers)"
+    assert onnx_sources_text(["Metadata"] * 12 + ["name"] * 3) == \
+        "Metadata (12 layers), from layer names (3 layers) of 15"
+    assert onnx_sources_text(["none", "none"]) == "none"
+
+
 def test_summary_json_several_engines(engines, capsys):
     paths = [str(engines / f"a100-resnet18-{v}") for v in ("fp32", "fp16")]
     assert main(["summary", *paths, "--format", "json"]) == 0

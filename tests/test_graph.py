@@ -159,9 +159,12 @@ def test_colours_by_type_and_precision(engines):
     plan = load(engines, "trex-mobilenet-qat")
     by_type = DotGraph(plan, layer_type_formatter)
     fills = collections.Counter(n.attrs["fillcolor"] for n in by_type.nodes if n.kind == "layer")
-    # 53 convolutions, 17 Q/DQ reformats drawn as Quantize, 1 plain reformat, 1 pooling.
-    assert fills == {layer_colormap["Convolution"]: 53, layer_colormap["Quantize"]: 17,
-                     layer_colormap["Reformat"]: 1, layer_colormap["Pooling"]: 1}
+    # 53 convolutions, 18 reformats (17 of them Q/DQ: one colour rule for every Reformat, as the
+    # charts colour the type), 1 pooling.
+    assert fills == {layer_colormap["Convolution"]: 53, layer_colormap["Reformat"]: 18,
+                     layer_colormap["Pooling"]: 1}
+    qdq = [n for n in by_type.nodes if n.layer is not None and n.layer.raw_dict.get("Origin") == "QDQ"]
+    assert len(qdq) == 17 and all(n.rows[-1][0] == "QDQ" for n in qdq)  # the label says Q/DQ
     by_precision = DotGraph(plan, layer_precision_formatter)
     fills = collections.Counter(n.attrs["fillcolor"] for n in by_precision.nodes if n.kind == "layer")
     fp32 = precision_colormap["FP32"]
@@ -235,7 +238,9 @@ def test_trex_options(engines):
     assert all(len(n.rows) <= 3 for n in names.nodes if n.kind == "layer")  # type, latency, origin
     flat = DotGraph(plan, layer_type_formatter, stack_layer_names=False, display_metadata=False)
     conv = next(n for n in flat.nodes if n.kind == "layer" and n.layer.type == "ConvActPool")
-    assert (conv.name, None) in conv.rows
+    # the unstacked name, wrapped at a separator into rows of at most 56 characters
+    assert [text for text, _ in conv.rows[2:]] == ["/backbone/conv1/Conv + /backbone/relu/Relu + /backbone/",
+                                                    "maxpool/MaxPool"]
     alexnet = load(engines, "trt10.4-alexnet-fp16")
     for flag, shown in ((True, "/Flatten"), (False, "__myl_Res_myl9_1")):
         meta = DotGraph(alexnet, layer_type_formatter, display_matadata=flag)  # TREx's spelling

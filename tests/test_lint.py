@@ -386,6 +386,28 @@ def test_cli_lint_json_and_notes(engines, capsys):
     assert any(n.startswith("conv: needs detailed") for n in data[0]["notes"])
 
 
+def test_reformat_linter_says_which_reformats_it_skips(engines, capsys):
+    """`trex lint -l reformat` lists 17 of trex-mobilenet-qat's 18 Reformat layers (TREx's 17):
+    the one left out keeps FP16 and only changes the layout; a note says which and why, so the
+    count reads beside the report's "Reformat (18)" filter (issue 25)."""
+    path = str(engines / "trex-mobilenet-qat")
+    plan = trex.EnginePlan.from_path(path)
+    reformats = int((plan.df["type"] == "Reformat").sum())
+    assert main(["lint", path, "-l", "reformat"]) == 0
+    out = capsys.readouterr().out
+    assert "17 findings" in out and reformats == 18
+    note = next(line for line in out.splitlines() if line.startswith("note: reformat: "))
+    assert note.startswith("note: reformat: 1 of 18 Reformat layers not listed: they do not change "
+                           "the data type (a layout change only)")
+    skipped = "Reformatting CopyNode for Input Tensor 0 to GlobalAveragePool_843"
+    assert f"({skipped} (FP16 NC/32HW32 -> FP16 NC/2HW2))" in note
+    assert "reformat-share counts every Reformat layer" in note
+    # an engine whose reformats all convert: no note
+    qgap = lint_report(trex.EnginePlan.from_path(engines / "a100-resnet18-qat-residual-qgap"),
+                       ["reformat"])
+    assert len(qgap.findings) == 1 and qgap.notes == []
+
+
 def test_cli_lint_bad_input(tmp_path, capsys):
     bad = tmp_path / "x.graph.json"
     bad.write_text("{not json")

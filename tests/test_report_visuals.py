@@ -339,10 +339,9 @@ def test_graph_legend_counts_what_is_drawn(engines):
     payload = graph_payload(trex.EnginePlan.from_path(engines / "trex-mobilenet-qat"))
     palette = payload["palette"]
     legend = {label: (palette[color], n) for label, color, n in payload["legend"]["type"]}
-    # 17 Q/DQ reformats are drawn in Quantize's colour: the legend says so
+    # one colour rule for Reformat in every view: the 17 Q/DQ reformats too are Reformat's cyan
     assert legend == {"Convolution": (layer_colormap["Convolution"], 53),
-                      "Reformat (Q/DQ)": (layer_colormap["Quantize"], 17),
-                      "Reformat": (layer_colormap["Reformat"], 1),
+                      "Reformat": (layer_colormap["Reformat"], 18),
                       "Pooling": (layer_colormap["Pooling"], 1)}
     precision = {label: (palette[c], n) for label, c, n in payload["legend"]["precision"]}
     assert precision == {"INT8": (NVDA_GREEN, 53), "FP16": ("orange", 15),

@@ -156,6 +156,23 @@ def layer_onnx_nodes(layer: Layer, use_names: bool = True) -> tuple[list[str], s
     return [], "none"
 
 
+def onnx_sources_text(sources: list[str]) -> str:
+    """Where a plan's layers' ONNX node names come from, in words, from each layer's source
+    (:func:`layer_onnx_nodes`): ``Metadata (56 of 57 layers)``, ``from layer names (71 of 72
+    layers)``, both with their counts, or ``none``. "Metadata" is said only of names that came
+    from it."""
+    counts = {source: sources.count(source) for source in ("Metadata", "name")}
+    total = len(sources)
+    if counts["Metadata"] and counts["name"]:
+        return (f"Metadata ({counts['Metadata']:,} layers), from layer names "
+                f"({counts['name']:,} layers) of {total:,}")
+    if counts["Metadata"]:
+        return f"Metadata ({counts['Metadata']:,} of {total:,} layers)"
+    if counts["name"]:
+        return f"from layer names ({counts['name']:,} of {total:,} layers)"
+    return "none"
+
+
 def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominant") -> pd.DataFrame:
     """One row per (engine layer, ONNX node) with the node's guessed op type and latency share.
 

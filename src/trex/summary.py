@@ -11,7 +11,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .model.facts import MISSING, engine_facts, show, summary_dict
+from .model.facts import MISSING, engine_facts, profile_caution, show, summary_dict
 from .model.latency import group_latency
 from .model.plan import EnginePlan
 
@@ -152,7 +152,7 @@ def headline_rows(plan: EnginePlan) -> dict[str, str]:
             if facts.weights_not_exported else ""),
         "Activations": (f"{_bytes(facts.activations_bytes)} (TREx: per layer I/O); "
                         f"{_bytes(facts.activation_footprint_bytes)} unique tensors"),
-        "Precisions": facts.precision_mix or MISSING,
+        "Precisions": facts.precision_text,
         "Math": (f"{facts.math_mix} (the math the kernels run)" if facts.math_mix
                  else f"{MISSING} (no kernel names: --profilingVerbosity=detailed)"),
     }
@@ -165,6 +165,9 @@ def headline_rows(plan: EnginePlan) -> dict[str, str]:
         rows["TensorRT"] = facts.tensorrt_version
     if facts.profiling:
         rows["Profiled with"] = str(facts.profiling.get("per_layer_times", ""))
+    caution = profile_caution(facts.profile_iterations) if facts.latency_ms is not None else ""
+    if caution:
+        rows["Caution"] = caution
     for tensor in plan.io_tensors:
         for shapes in tensor.profiles:
             rows[f"{tensor.mode} {tensor.name} [profile {shapes.profile}]"] = (

@@ -60,7 +60,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--remove_disconnected", "-rd", action="store_true",
                         help="leave out layers without tensors (shape_call, ...), as TREx did")
     parser.add_argument("--color-by", dest="color_by", default="type",
-                        choices=["type", "precision", "latency"], help="node colours")
+                        choices=["type", "precision", "latency"],
+                        help="node colours, explained by a legend under the graph")
+    parser.add_argument("--no-legend", dest="legend", action="store_false",
+                        help="draw no legend (as TREx drew)")
     parser.add_argument("--latency-type", dest="latency_type", default="avg_time",
                         choices=["avg_time", "median_time", "time"])
     parser.add_argument("--layout", dest="method", default="auto",
@@ -136,7 +139,7 @@ def _draw(args: argparse.Namespace, plan: EnginePlan, shown: Progress) -> int:
             warnings.simplefilter("ignore")
             result = graph.draw_plan(target, args.output, fmt, color_by=args.color_by,
                                      method=args.method, latency_type=args.latency_type,
-                                     timeout=args.timeout, **options)
+                                     timeout=args.timeout, legend=args.legend, **options)
     except OSError as exc:
         raise InputError(args.output or os.getcwd(), f"cannot write the drawing: {exc.strerror}"
                          ) from None

@@ -28,6 +28,7 @@ from .formatters import (
     Row,
     html_table,
 )
+from .legend import legend_graph_line
 from .render import GRAPHVIZ_HINT as GRAPHVIZ_HINT  # re-exported: their home before render.py
 from .render import GraphvizError
 from .render import dot_executable as dot_executable
@@ -50,12 +51,21 @@ class DotGraph(GraphScene):
             label = _label(node.label, str(node.attrs.get("shape", "")))
             if len(label) > DOT_STRING_BUDGET:  # Graphviz's limit: the rows, shortened
                 label = _label(html_table(fit_rows(node.rows)))
-            lines.append(f"\t{dot_quote(node.id)} [{label} {_attr_list(node.attrs)}]\n")
+            attrs = node.attrs
+            tooltip = str(attrs.get("tooltip") or "")
+            if node.layer is not None and tooltip and not tooltip.startswith(node.name):
+                # the label wraps or cuts a long name: the tooltip starts with it whole (up to
+                # half of Graphviz's string limit, so that the attributes follow)
+                name = shorten(node.name, DOT_STRING_BUDGET // 2)
+                attrs = {**attrs, "tooltip": f"{name}\n{tooltip}"}
+            lines.append(f"\t{dot_quote(node.id)} [{label} {_attr_list(attrs)}]\n")
         structure = self.structure if self.bundle_hubs else None
         taps = self._bus_lines(structure, lines) if structure and structure.buses else {}
         for i, edge in enumerate(self.edges):
             src, dst, arrow = taps.get(i, (edge.src, edge.dst, True))
             lines.append(_edge_line(src, dst, edge.label, edge.attrs, arrow))
+        if self.legend is not None:  # the graph's label: Graphviz draws it under the nodes
+            lines.append(legend_graph_line(self.legend))
         return lines
 
     def _bus_lines(self, structure: GraphStructure, lines: list[str]

@@ -30,6 +30,7 @@ from .cost import (
 from .cost import dot_cost as graph_cost
 from .dot import DotGraph, GraphvizError, dot_executable, render_source
 from .formatters import layer_latency_formatter, layer_precision_formatter, layer_type_formatter
+from .legend import legend_for
 from .render import GraphvizTimeout
 
 DOT_MAX_NODES = DOT_MAX_COST  # the name of the threshold before edges were counted
@@ -84,12 +85,13 @@ def default_output(plan: PlanLike, output_format: str) -> str:
 
 def draw_plan(plan: PlanLike, output: str | os.PathLike | None = None, output_format: str = "svg",
               color_by: str = "type", method: str = "auto", latency_type: str = "avg_time",
-              timeout: float | None = None, **options: Any) -> DrawResult:
+              timeout: float | None = None, legend: bool = True, **options: Any) -> DrawResult:
     """Draw ``plan`` (an EnginePlan or a beam/query SubPlan) to a file; options as in to_dot.
 
     ``method``: ``auto`` (by :mod:`trex.graph.cost`), ``dot`` or ``layered`` (alias ``own``).
     ``timeout``: seconds allowed to Graphviz (default: ``DOT_BUDGET_SECONDS`` for ``auto``, after
-    which the own layout draws an SVG instead; ``DOT_FORCED_TIMEOUT`` for ``dot``)."""
+    which the own layout draws an SVG instead; ``DOT_FORCED_TIMEOUT`` for ``dot``).
+    ``legend``: say what the ``color_by`` colours mean, under the graph (:mod:`trex.graph.legend`)."""
     if output_format not in FORMATS:
         raise ValueError(f"output_format must be one of {', '.join(FORMATS)}")
     timeout = check_timeout(timeout)
@@ -99,6 +101,8 @@ def draw_plan(plan: PlanLike, output: str | os.PathLike | None = None, output_fo
     note = ""
     with gc_paused():
         graph = DotGraph(plan, formatter, latency_type=latency_type, **options)
+        if legend:
+            graph.legend = legend_for(graph, color_by, getattr(formatter, "max_latency", None))
         auto = METHOD_ALIASES.get(method, method) == "auto"
         cost = dot_cost(graph) if auto and output_format == "svg" else len(graph.nodes)
         chosen = choose_method(cost, output_format, method)

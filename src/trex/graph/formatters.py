@@ -7,6 +7,7 @@ separate tooltip lines. The built-in renderers escape every string they take fro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,10 +22,19 @@ from .colors import (
     precision_colormap,
     text_color,
 )
-from .escape import HtmlLabel, RecordLabel, clean, html_text, record_text
+from .escape import ELLIPSIS, HtmlLabel, RecordLabel, clean, html_text, record_text
 
 # A label row: (text, background colour or None). The first row (the type) is bold.
 Row = tuple[str, "str | None"]
+
+# Drawn labels stay readable: a row is at most MAX_ROW_CHARS characters; a longer name part (a
+# DLA engine's fused names) wraps onto at most MAX_ROW_LINES lines, its middle cut; at most
+# MAX_NAME_ROWS name parts are listed. The full name is the node's tooltip.
+MAX_ROW_CHARS = 56
+MAX_ROW_LINES = 3
+MAX_NAME_ROWS = 12
+# Where a name breaks: after white space and the separators of layer and tensor names.
+_BREAK_AFTER = re.compile(r"(?<=[\s/_.,:;+\-\])}])")
 
 latency_types = ("avg_time", "median_time", "time")  # the first is the default
 _TOOLTIP_SKIP = frozenset({"InputRegions", "OutputRegions", "Inputs", "Outputs", "ParameterType",
@@ -68,14 +78,16 @@ def format_latency(latency: float) -> str:
 
 
 def reformat_is_qdq(layer: Layer) -> bool:
-    """True for Reformat layers that implement a Q/DQ pair (TREx colours them as Quantize)."""
+    """True for Reformat layers that implement a Q/DQ pair (their label's last row says ``QDQ``)."""
     return layer.type == "Reformat" and layer.raw_dict.get("Origin") == "QDQ"
 
 
 def layer_type_color(layer: Layer) -> str:
-    """Fill colour by layer type; Q/DQ reformats get the Quantize colour."""
-    if reformat_is_qdq(layer):
-        return layer_colormap["Quantize"]
+    """Fill colour by layer type: the type's colour, as every chart and table colours it.
+
+    TREx filled Q/DQ reformats with Quantize's colour, so that one Reformat bar of a chart stood
+    for nodes of two colours; every Reformat is drawn in Reformat's colour here, and a Q/DQ one
+    says so in its label (the ``QDQ`` row)."""
     key = layer.type if isinstance(layer.type, str) else str(layer.type)  # a corrupt file: a list
     return key_color(key, layer_colormap)
 
@@ -146,6 +158,43 @@ def layer_node_highlighter(node_id: str, highlighted_layers_ids: Sequence[str] |
 
 
 # ----------------------------------------------------------------------------- label rows
+def _pack(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken after separators where it can."""
+    lines: list[str] = []
+    line = ""
+    for token in _BREAK_AFTER.split(text):
+        while len(token) > width:  # a run without separators: cut it hard
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(token[:width])
+            token = token[width:]
+        if len(line) + len(token) > width:
+            lines.append(line)
+            line = ""
+        line += token
+    if line:
+        lines.append(line)
+    return [kept.strip() or kept for kept in lines]
+
+
+def wrap_row(text: str, width: int = MAX_ROW_CHARS, lines: int = MAX_ROW_LINES) -> list[str]:
+    """A label row as at most ``lines`` lines of at most ``width`` characters: wrapped after
+    separators; when it needs more, the first lines and ``…`` with the end of the text (where
+    fused names differ) are kept. The full text belongs in the tooltip."""
+    if len(text) <= width:
+        return [text]
+    fits = len(text) <= width * lines
+    packed = _pack(text if fits else text[:width * lines], width)
+    if fits and len(packed) <= lines:
+        return packed
+    tail = text[-(width - 1):]
+    cut = _BREAK_AFTER.search(tail)
+    if cut is not None and cut.start() < len(tail) // 2:
+        tail = tail[cut.start():]  # start the end at a separator
+    return [*packed[:lines - 1], ELLIPSIS + tail.lstrip()]
+
+
 def _expression_rows(ops: Any) -> list[Row]:
     if not isinstance(ops, (list, tuple)):
         return []
@@ -156,15 +205,24 @@ def _expression_rows(ops: Any) -> list[Row]:
 
 def layer_rows(layer: Layer, latency: float | None, display_layer_names: bool = True,
                expand_layer_details: bool = False, stack_layer_names: bool = True,
-               prefer_metadata: bool = True) -> list[Row]:
-    """The rows of the configurable label: type, latency, name parts, details (unescaped)."""
+               prefer_metadata: bool = True, bounded: bool = False) -> list[Row]:
+    """The rows of the configurable label: type, latency, name parts, details (unescaped).
+
+    ``bounded`` (drawings): each name part wraps within MAX_ROW_CHARS (:func:`wrap_row`) and at
+    most MAX_NAME_ROWS parts are listed, so that no fused name makes the drawing huge."""
     rows: list[Row] = [(layer.type, None)]
     if latency:
         rows.append((format_latency(latency), None))
     if display_layer_names:
         name = name_or_metadata(layer, prefer_metadata)
-        parts = name.split("+") if stack_layer_names else [name]
-        rows.extend((part.strip() or part, None) for part in parts)
+        parts = [part.strip() or part for part in (name.split("+") if stack_layer_names else [name])]
+        if not bounded:
+            rows.extend((part, None) for part in parts)
+        else:
+            if len(parts) > MAX_NAME_ROWS:
+                parts = [*parts[:MAX_NAME_ROWS - 1],
+                         f"{ELLIPSIS} {len(parts) - MAX_NAME_ROWS + 1} more fused names"]
+            rows.extend((line, None) for part in parts for line in wrap_row(part))
     raw = layer.raw_dict
     if layer.type == "Reformat" and raw.get("Origin"):
         rows.append((str(raw["Origin"]), None))
@@ -244,6 +302,7 @@ layer_node_renderers: dict[str, Callable[..., str]] = {
 __all__ = [
     "UNKNOWN_KEY_COLOR",
     "LatencyHeatmapFormatter",
+    "MAX_ROW_CHARS",
     "html_table",
     "latency_types",
     "layer_latency_formatter",
@@ -259,4 +318,5 @@ __all__ = [
     "layer_type_formatter",
     "plan_latencies",
     "region_precision_formatter",
+    "wrap_row",
 ]

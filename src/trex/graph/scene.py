@@ -32,6 +32,7 @@ from .formatters import (
     plan_latencies,
     region_precision_formatter,
     tensor_tooltip,
+    wrap_row,
 )
 from .regions import PlanGraph
 from .structure import GraphStructure, structure_of
@@ -142,6 +143,8 @@ class GraphScene:
         self._layer_ids: dict[str, str] = {}
         self._layer_types: dict[str, str] = {}
         self._dot: Any = None
+        # what the colours mean (trex.graph.legend.Legend), drawn outside the graph when set
+        self.legend: Any = None
 
         plan_graph = PlanGraph(plan, display_regions, display_constants, display_forking_regions)
         self.plan_graph = plan_graph
@@ -196,7 +199,7 @@ class GraphScene:
             desc = tensor.name if (self.display_region_names or mem.is_user) else ""
             if self.display_region_reuse and mem.region_gen > 0:
                 desc = f"{desc} (gen={mem.region_gen})"
-            rows = [(desc, None)] if desc else []
+            rows = [(line, None) for line in wrap_row(desc)] if desc else []
             rows += [(str(tensor.shape), None), (tensor.format, None)]
             label = "\n".join(text for text, _ in rows)
             attrs["shape"] = "rectangle"
@@ -220,7 +223,7 @@ class GraphScene:
             latency = latencies.get(layer.name) or None
             rows = layer_rows(layer, latency, self.display_layer_names,
                               self.expand_layer_details, self.stack_layer_names,
-                              self.display_metadata)
+                              self.display_metadata, bounded=True)
             if default_renderer:
                 label: str = html_table(rows)
             else:

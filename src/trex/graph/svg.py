@@ -11,6 +11,7 @@ from typing import Any
 
 from .colors import text_color
 from .escape import shorten, xml_multiline, xml_text
+from .formatters import MAX_ROW_CHARS
 from .layout import Layout, layered_layout
 
 FONT_SIZE = 12
@@ -19,7 +20,6 @@ BOLD_CHAR_WIDTH = 7.3
 ROW_HEIGHT = 18.0
 PAD_X = 8.0
 MIN_WIDTH = 48.0
-MAX_ROW_CHARS = 56
 
 
 def fit_row(text: str) -> str:
@@ -71,6 +71,13 @@ def graph_to_svg(graph: Any, title: str = "", layout: Layout | None = None) -> s
 
     out: list[str] = []
     w, h = layout.width, layout.height
+    legend = getattr(graph, "legend", None)
+    if legend is not None:  # under the drawing, never over a node
+        from .legend import legend_size
+
+        legend_w, legend_h = legend_size(legend)
+        drawing_h = h
+        w, h = max(w, legend_w), h + legend_h
     out.append('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n')
     out.append(f'<svg xmlns="http://www.w3.org/2000/svg" width="{_fmt(w)}" height="{_fmt(h)}" '
                f'viewBox="0 0 {_fmt(w)} {_fmt(h)}">\n')
@@ -108,7 +115,12 @@ def graph_to_svg(graph: Any, title: str = "", layout: Layout | None = None) -> s
     out.append("</g>\n<g class=\"nodes\">\n")
     for i, node in enumerate(nodes):
         out.append(_node_svg(i, node, layout.x[i], layout.y[i], sizes[i]))
-    out.append("</g>\n</svg>\n")
+    out.append("</g>\n")
+    if legend is not None:
+        from .legend import legend_svg
+
+        out.append(legend_svg(legend, 0.0, drawing_h))
+    out.append("</svg>\n")
     return "".join(out)
 
 

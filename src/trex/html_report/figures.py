@@ -127,6 +127,10 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
     if not plan.weights_known:
         unknown.update(dict.fromkeys(("weights_distribution", "total_distribution"),
                                      "these exports list no weights"))
+    if not plan.detailed:
+        unknown.update(dict.fromkeys(("precision_rollup", "precision_per_type"),
+                                     "precisions are unknown: names-only layer information "
+                                     "(build with --profilingVerbosity=detailed)"))
     built = _collect([b for b in builders if b[0] not in unknown])
     return {key: {"title": title, "error": unknown[key]} if key in unknown else built[key]
             for key, title, _ in builders}

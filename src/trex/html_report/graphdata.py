@@ -15,7 +15,7 @@ import numpy as np
 from ..graph import DotGraph
 from ..graph.colors import UNKNOWN_KEY_COLOR, key_color, latency_color, precision_colormap, text_color
 from ..graph.cost import dot_cost
-from ..graph.formatters import layer_type_color, plan_latencies, reformat_is_qdq
+from ..graph.formatters import layer_type_color, plan_latencies
 from ..graph.placement import place_graph
 from ..graph.render import dot_executable
 from ..graph.svg import fit_row, node_size, svg_color
@@ -129,8 +129,7 @@ def graph_payload(plan: EnginePlan, layout_method: str = "auto") -> dict[str, An
             fill_type.append(palette(attrs.get("fillcolor"), UNKNOWN_KEY_COLOR))
             fill_precision.append(palette(key_color(layer.precision, precision_colormap), "gray"))
             fill_latency.append(palette(latency_color(latencies.get(layer.name), slowest), "gray"))
-            qdq = " (Q/DQ)" if reformat_is_qdq(layer) else ""
-            legend_type[(f"{layer.type}{qdq}", fill_type[-1])] += 1
+            legend_type[(str(layer.type), fill_type[-1])] += 1
             legend_precision[(str(layer.precision or "None"), fill_precision[-1])] += 1
         else:
             filled = "filled" in str(attrs.get("style", ""))

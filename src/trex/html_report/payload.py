@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..compare.align import engine_letter
 from ..jsonable import json_value as clean
 from ..model.facts import engine_facts
 from ..model.plan import EnginePlan
@@ -108,7 +109,10 @@ def layer_details(plan: EnginePlan) -> LayerDetails:
 
 def headline(plan: EnginePlan) -> dict[str, Any]:
     """The header's facts: :func:`trex.summary.model_summary` (built on the engine's facts), and
-    the same labelled text rows ``trex summary`` prints (units, named statistics, "–")."""
+    the same labelled text rows ``trex summary`` prints (units, named statistics, "–"), with the
+    wording the header shows: the precision mix (``unknown`` for names-only exports), where the
+    ONNX node names come from, and the caution of a profile of few iterations."""
+    from ..onnx_map import layer_onnx_nodes, onnx_sources_text
     from ..summary import device_rows, headline_rows, model_summary, performance_rows
 
     summary = model_summary(plan)
@@ -117,9 +121,13 @@ def headline(plan: EnginePlan) -> dict[str, Any]:
             "activations_bytes", "activation_footprint_bytes", "streams", "profile_iterations",
             "inputs", "outputs", "io_tensors", "gpu_compute_median_ms", "latency_median_ms",
             "throughput_qps", "batch_size", "precision_mix", "tensorrt_version", "trex_summary")
+    facts = engine_facts(plan)
     out = {key: summary[key] for key in keep}
-    out["onnx_metadata"] = engine_facts(plan).onnx_metadata
+    out["onnx_metadata"] = facts.onnx_metadata
+    out["onnx_sources"] = onnx_sources_text([layer_onnx_nodes(layer)[1] for layer in plan.layers])
+    out["precision_text"] = facts.precision_text
     out["rows"] = headline_rows(plan)
+    out["profile_caution"] = out["rows"].get("Caution", "")
     out["device_rows"] = device_rows(plan)
     out["performance_rows"] = performance_rows(plan)
     return clean(out)
@@ -252,13 +260,15 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
     alignment = compare.align_plans(plans, exact_matching, names)
     layers = compare.compare_layers(plans, names, exact_matching, alignment)
     onnx = compare.compare_onnx_nodes(plans, names)
+    rows = [[None if v is pd.NA else int(v) for v in alignment[name].tolist()] for name in names]
+    # A row the first or the last engine lacks has no difference (its absence is not 0 ms).
+    paired = [a is not None and z is not None for a, z in zip(rows[0], rows[-1])]
     aligned = {
         "type": strings(layers["type"].tolist()),
         "match": strings(layers["match"].tolist()),
-        "rows": [[None if v is pd.NA else int(v) for v in alignment[name].tolist()]
-                 for name in names],
+        "rows": rows,
         "ms": [floats(layers[f"{name} ms"]) for name in names],
-        "delta": floats(layers["delta ms"]),
+        "delta": [d if ok else None for d, ok in zip(floats(layers["delta ms"]), paired)],
         "speedup": floats(layers["speedup"]),
     }
     data = {
@@ -299,6 +309,7 @@ def report_payload(plans: Sequence[EnginePlan], labels: Sequence[str] | None = N
         if progress is not None and len(plans) > 1:
             tell = functools.partial(_prefixed, progress, label)
         data, det = engine_payload(plan, label, path, gpu, figures, tell)
+        data["letter"] = engine_letter(len(engines))  # A ... Z, AA, AB: as trex compare names them
         engines.append(data)
         details.append(det)
     payload: dict[str, Any] = {

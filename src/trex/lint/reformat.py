@@ -32,10 +32,15 @@ def _conversion_mitigation(inp: str, out: str) -> str:
             "constraints, or FP16 I/O formats) so that no conversion is needed.")
 
 
+# Layout-only conversions the note names, at most.
+_NAMED_SKIPS = 3
+
+
 class _ConversionLinter(Linter):
     """Layers of one kind that convert the data type (layout-only conversions are assumed
-    optimal). A conversion of the engine's own input or output is info: the engine's I/O
-    formats make it necessary."""
+    optimal, as in TREx; the ``note`` names the ones left out so that the count can be read beside
+    the engine's count of the kind). A conversion of the engine's own input or output is info:
+    the engine's I/O formats make it necessary."""
 
     kind: ClassVar[str] = ""
 
@@ -45,11 +50,13 @@ class _ConversionLinter(Linter):
     def check(self) -> list[Finding]:
         """One finding per layer of the kind whose input and output data types differ."""
         out = []
+        skipped: list[Layer] = []
         for i, layer in enumerate(self.plan.layers):
             if not self._is_kind(layer):
                 continue
             conversion = _conversion(layer)
             if conversion is None:
+                skipped.append(layer)
                 continue
             inp, outp = conversion
             io = self.converts_engine_io(layer)
@@ -63,7 +70,24 @@ class _ConversionLinter(Linter):
                 origin=layer.raw_dict.get("Origin", ""),
                 **{"type conversion": f"{inp} -> {outp}",
                    "shape conversion": f"{layer.inputs[0].shape} -> {layer.outputs[0].shape}"}))
+        if skipped:
+            self.note = self._skipped_note(skipped, len(out) + len(skipped))
         return out
+
+    def _skipped_note(self, skipped: list[Layer], reformats: int) -> str:
+        """Which layers of the kind have no finding and why: they keep the data type (a layout or
+        vectorisation change only, e.g. a CopyNode to NC/2HW2), or list no tensors."""
+        def what(layer: Layer) -> str:
+            if not layer.inputs or not layer.outputs:
+                return f"{layer.name} (no tensors listed)"
+            return f"{layer.name} ({layer.inputs[0].format} -> {layer.outputs[0].format})"
+
+        named = "; ".join(what(layer) for layer in skipped[:_NAMED_SKIPS])
+        more = f"; and {len(skipped) - _NAMED_SKIPS} more" if len(skipped) > _NAMED_SKIPS else ""
+        share = "; reformat-share counts every Reformat layer" if self.kind == "Reformat" else ""
+        return (f"{self.name}: {len(skipped)} of {reformats} {self.kind} layers not listed: they "
+                f"do not change the data type (a layout change only), which this linter leaves "
+                f"out as TREx's did ({named}{more}){share}")
 
 
 class ReformatLinter(_ConversionLinter):

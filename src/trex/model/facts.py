@@ -74,6 +74,17 @@ class EngineFacts:
         """Layer count per math precision, most frequent first: ``TF32 HMMA 20, FP32 FFMA 1``."""
         return ", ".join(f"{p} {n}" for p, n in self.math_precision_counts.items())
 
+    @property
+    def precision_text(self) -> str:
+        """The precision mix as views word it: a names-only export gives no precision, so its
+        layers are "unknown", with the reason (not "None 840")."""
+        if not self.layers:
+            return MISSING
+        if not self.detailed:
+            return (f"unknown for all {self.layers:,} layers (names-only layer information: "
+                    "build with --profilingVerbosity=detailed)")
+        return self.precision_mix
+
     def as_dict(self) -> dict[str, Any]:
         """The facts as a plain dict (JSON-ready), with ``precision_mix`` added."""
         out = asdict(self)
@@ -157,6 +168,21 @@ def precision_mix(plan: EnginePlan) -> str:
 def has_onnx_metadata(plan: PlanLike) -> bool:
     """True if some layer lists the ONNX nodes it implements (TensorRT 8.6+ ``Metadata``)."""
     return any(layer.onnx_nodes for layer in plan.layers)
+
+
+# A per-layer profile averaged over fewer iterations than this is cautioned against.
+MIN_PROFILE_ITERATIONS = 10
+
+
+def profile_caution(iterations: int | None) -> str:
+    """Why per-layer times averaged over few iterations (the profile's ``count``) are noisy, or
+    "" when there are enough (or the count is unknown)."""
+    if iterations is None or iterations >= MIN_PROFILE_ITERATIONS:
+        return ""
+    what = "a single sample" if iterations == 1 else f"an average of only {iterations} samples"
+    return (f"each layer's time is {what} (the profile's count is {iterations}): differences "
+            f"of a few percent are noise; profile {MIN_PROFILE_ITERATIONS} or more iterations "
+            "(trtexec --iterations or --duration)")
 
 
 def show(value: float | int | None, fmt: str = "{:.3f}", unit: str = "") -> str:

@@ -10,6 +10,7 @@ so a layer named ``<a href=...>`` shows literally instead of becoming a link.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -188,26 +189,56 @@ def plotly_pie(df: pd.DataFrame, title: str, values: str, names: str,
     return escape_figure(fig)
 
 
+def wrap_title(text: str, width: int = 18) -> str:
+    """A title for plotly, escaped, on lines of about ``width`` characters (``<br>`` between them,
+    broken after spaces, ``-``, ``_`` and ``/``): side-by-side subplot titles then never overlap."""
+    words = re.findall(r"[^\s\-_/]*[\s\-_/]?", str(text))
+    lines, line = [], ""
+    for word in filter(None, words):
+        if line and len(line) + len(word.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += word
+    if line.strip():
+        lines.append(line.rstrip())
+    return "<br>".join(plotly_text(part) for part in lines)
+
+
+def is_percent(column: str) -> bool:
+    """True for a column of percentages (``latency.pct_time``, ``*_pct``): its numbers get ``%``."""
+    return column.endswith(("pct_time", "_pct")) or "%" in (label(column) or "")
+
+
 def plotly_pie2(title: str, charts: Sequence[tuple[pd.DataFrame, str, str, str]], max_cols: int = 3,
                 colormap: dict | None = None) -> go.Figure:
-    """Several pies in a grid; each chart is ``(df, title, values column, names column)``."""
+    """Several donuts in a grid; each chart is ``(df, title, values column, names column)``.
+
+    Titles wrap (:func:`wrap_title`) so that two never overlap, and a column of percentages
+    (:func:`is_percent`) shows its numbers with ``%``."""
     go = plotly()
     n_cols = max(1, min(max_cols, len(charts)))
     n_rows = max(1, math.ceil(len(charts) / n_cols))
     fig = make_subplots(rows=n_rows, cols=n_cols, specs=[[{"type": "domain"}] * n_cols] * n_rows,
-                        subplot_titles=[plotly_text(str(c[1])) for c in charts])
+                        subplot_titles=[wrap_title(str(c[1])) for c in charts])
     for i, (df, chart_title, values, names) in enumerate(charts):
         labels = [category_text(v) for v in df[names]]
         palette = category_colors(list(dict.fromkeys(labels)), colormap)
+        if is_percent(values):
+            text = {"texttemplate": "%{value:.2f} %",
+                    "hovertemplate": "%{label}<br>%{value:.2f} %<extra></extra>"}
+        else:
+            text = {"texttemplate": _texttemplate(df[values]).replace("text", "value"),
+                    "hoverinfo": "label+percent+value"}
         fig.add_trace(go.Pie(labels=labels, values=df[values].to_numpy(), name=chart_title,
                              sort=False, hole=0.4, textposition="inside",
-                             texttemplate=_texttemplate(df[values]).replace("text", "value"),
                              marker={"colors": [palette[k] for k in labels],
-                                     "line": {"color": NVDA_GREEN, "width": 1}},
-                             hoverinfo="label+percent+value"),
+                                     "line": {"color": NVDA_GREEN, "width": 1}}, **text),
                       row=i // n_cols + 1, col=i % n_cols + 1)
+    # two-line titles above the donuts: room for them under the figure's own title
+    fig.update_annotations(font_size=13)
     fig.update_layout(title={"text": plotly_text(title), "x": 0.5},
-                      uniformtext={"minsize": MIN_TEXT_SIZE, "mode": "hide"})
+                      uniformtext={"minsize": MIN_TEXT_SIZE, "mode": "hide"},
+                      margin={"t": 60 if title is None else 90})
     return escape_figure(fig)
 
 

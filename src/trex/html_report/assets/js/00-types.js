@@ -170,6 +170,7 @@
  * @typedef {Object} EngineJSON
  * @property {string} name
  * @property {string} label
+ * @property {string} letter A, B, ... Z, AA, AB, ...: how the comparison names the engine
  * @property {string} path
  * @property {boolean} detailed
  * @property {Object<string, any>} headline
@@ -192,7 +193,8 @@
 
 /**
  * Several engines (payload.comparison_payload); `aligned` has one entry per aligned row and
- * `aligned.rows[k][p]` is engine k's plan.df row at aligned row p (null: not in that engine).
+ * `aligned.rows[k][p]` is engine k's plan.df row at aligned row p (null: not in that engine);
+ * `aligned.delta[p]` is null where the first or the last engine lacks the row.
  * @typedef {Object} ComparisonJSON
  * @property {string[]} names
  * @property {Frame} summary

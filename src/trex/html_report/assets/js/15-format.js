@@ -92,6 +92,22 @@ function pesc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * A precision as the page shows it: a names-only export gives none, so it is "unknown" there (a
+ * detailed one says None for a layer without an input tensor, as the charts and colours do).
+ * @param {string|null|undefined} p @param {boolean} detailed
+ */
+function precisionText(p, detailed) {
+  if (p && p !== 'None') return p;
+  return detailed ? 'None' : 'unknown';
+}
+
+/**
+ * Integer precisions do integer operations: their compute is counted in OPs, not FLOPs.
+ * @param {string|null|undefined} p @returns {'OP'|'FLOP'}
+ */
+function opUnit(p) { return /^U?INT\d+$/i.test(String(p || '')) ? 'OP' : 'FLOP'; }
+
 function cut(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + '\u2026' : s; }
 
 function kvList(obj, skip) {

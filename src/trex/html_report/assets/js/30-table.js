@@ -1,6 +1,8 @@
 // @ts-check
 /* VirtualTable: a sortable table that draws only the rows in view; columns sized to their
- * content (within limits) and resizable by dragging their header's right edge. */
+ * content (within limits) and resizable by dragging their header's right edge. Columns marked
+ * `keep` stay in view without scrolling sideways: the `squeeze` column (a layer's name) gives up
+ * width for them, down to its minimum, and shows its full text on hover. */
 
 /**
  * A column of a VirtualTable; items are ids (layer rows, finding indices, ...).
@@ -17,6 +19,8 @@
  * @property {(i: number) => Node} [render] instead of text
  * @property {((i: number) => string)|null} [title]
  * @property {(i: number) => boolean} [link]
+ * @property {boolean} [keep] stays in view at the table's width: the `squeeze` column narrows for it
+ * @property {boolean} [squeeze] gives up width (down to `min`) so that every `keep` column is in view
  */
 /**
  * @typedef {Object} TableOptions
@@ -68,7 +72,9 @@ class VirtualTable {
     this.body.addEventListener('scroll', () => this.schedule(), { passive: true });
     this.canvas.addEventListener('click', ev => this.onClick(ev));
     this.body.addEventListener('keydown', ev => this.onKey(ev));
-    if (window.ResizeObserver) new ResizeObserver(() => this.schedule()).observe(this.body);
+    /** The body's width the tracks were made for (the squeezed column follows it). */
+    this.madeFor = 0;
+    if (window.ResizeObserver) new ResizeObserver(() => this.onResize()).observe(this.body);
     this.updateSortMarks();
   }
 
@@ -78,10 +84,45 @@ class VirtualTable {
     this.applySort();
   }
 
+  /** A new width of the body: the squeezed column is fitted to it again. */
+  onResize() {
+    const width = this.body.clientWidth;
+    if (width && width !== this.madeFor && this.columns.some(c => c.squeeze)) this.applyTemplate();
+    this.schedule();
+  }
+
+  /** A column's width in px as its track is now (fitted, resized, or its `width`/`min`). @param {Column} c */
+  trackPx(c) {
+    const s = this.sized.get(c.key);
+    return s ? s.px : parseInt(c.min || c.width || '100', 10) || 100;
+  }
+
+  /**
+   * The `squeeze` column's width when it must narrow so that the columns up to the last `keep`
+   * one fit the body's visible width (never below its `min`); null when it need not (or the user
+   * sized it, or the table is not laid out yet).
+   * @param {Column} c @returns {number|null}
+   */
+  squeezed(c) {
+    const s = this.sized.get(c.key);
+    const visible = this.body.clientWidth;
+    this.madeFor = visible;
+    if ((s && s.fixed) || !visible) return null;
+    let last = -1;
+    this.columns.forEach((col, j) => { if (col.keep) last = j; });
+    let others = 0;
+    for (let j = 0; j <= last; j++) if (this.columns[j] !== c) others += this.trackPx(this.columns[j]);
+    const min = parseInt(c.min || '120', 10) || 120;
+    const room = Math.floor(visible - others);
+    return room < this.trackPx(c) ? Math.max(min, room) : null;
+  }
+
   /** The grid tracks: fitted columns keep their share of spare room (their `fr`). */
   applyTemplate() {
     let minWidth = 0;
     this.template = this.columns.map(c => {
+      const narrow = c.squeeze ? this.squeezed(c) : null;
+      if (narrow != null) { minWidth += narrow; return `${narrow}px`; }
       const s = this.sized.get(c.key);
       if (!s) { minWidth += parseInt(c.min || c.width || '100', 10) || 100; return c.width || '100px'; }
       minWidth += s.px;

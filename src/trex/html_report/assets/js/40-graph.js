@@ -1,15 +1,24 @@
 // @ts-check
-/* GraphView: the engine graph, drawn from laid-out positions, only what is in view. */
+/* GraphView: the engine graph, drawn from laid-out positions, only what is in view. Its legend
+ * (42-graph-legend.js) sits in a bar above the drawing; the layers the table's filters leave out
+ * are dimmed. */
 
 // ================================================================== graph view
 const FULL_LOD = 0.38; // scale above which node labels are drawn
 const MAX_FULL_NODES = 2500;
 
 class GraphView {
-  constructor(parent, engine, onPick) {
+  /**
+   * @param {HTMLElement} parent @param {Engine} engine @param {(node: number) => void} onPick
+   * @param {(by: string, key: string) => void} [onLegend] a legend entry clicked (colouring, key)
+   */
+  constructor(parent, engine, onPick, onLegend) {
     this.e = engine;
     this.g = engine.d.graph;
     this.onPick = onPick;
+    this.onLegend = onLegend;
+    /** Per node, 1 when the table's filters keep it (null: no filter, nothing dimmed). @type {Uint8Array|null} */
+    this.focus = null;
     const N = this.g.nodes;
     this.n = N.x.length;
     this.X = Float64Array.from(N.x);
@@ -81,17 +90,18 @@ class GraphView {
     this.overlay = svgEl('g', { class: 'overlay' });
     this.vp.append(this.edgeLayer, this.nodeLayer, this.overlay);
     this.svg.append(this.vp);
-    this.legend = h('div', { class: 'graph-legend', id: 'graph-legend' });
+    // The legend is a bar between the toolbar and the drawing: it never covers a node.
+    this.legend = new GraphLegend(this.e, this.onLegend);
     this.mini = h('div', { class: 'minimap', title: 'Overview: click or drag to move' });
     this.miniBase = h('canvas');
     this.miniView = h('canvas');
     this.mini.append(this.miniBase, this.miniView);
-    this.stage.append(this.svg, this.legend, this.mini);
-    parent.append(bar, this.stage);
+    this.stage.append(this.svg, this.mini);
+    parent.append(bar, this.legend.box, this.stage);
     // why the graph is not laid out by Graphviz dot (too slow for this graph, or out of time)
     if (this.g.layout_note) parent.append(h('div', { class: 'graph-note', id: 'graph-layout-note', text: this.g.layout_note }));
     this.bindEvents();
-    this.updateLegend();
+    this.legend.render(this.colorBy);
     if (window.ResizeObserver) {
       let first = true;
       new ResizeObserver(() => {
@@ -320,24 +330,34 @@ class GraphView {
     this.edgeLayer.replaceChildren(edgeFrag);
     const fills = this.fills();
     const nodeFrag = document.createDocumentFragment();
+    const focus = this.focus;
+    let dimmed = 0;
     if (lod === 'full') {
-      for (const i of visible) nodeFrag.append(this.nodeElement(i, pal[fills[i]], this.g.ink[fills[i]]));
-    } else {
-      const byFill = new Map();
       for (const i of visible) {
-        const f = fills[i];
+        const g = this.nodeElement(i, pal[fills[i]], this.g.ink[fills[i]]);
+        if (focus && !focus[i]) { g.setAttribute('class', 'dim'); dimmed++; }
+        nodeFrag.append(g);
+      }
+    } else {
+      const byFill = new Map(); // key: fill * 2 + dimmed
+      for (const i of visible) {
+        const dim = focus && !focus[i] ? 1 : 0;
+        dimmed += dim;
+        const f = fills[i] * 2 + dim;
         if (!byFill.has(f)) byFill.set(f, []);
         const l = this.X[i] - this.W[i] / 2;
         const t = this.Y[i] - this.H[i] / 2;
         byFill.get(f).push(`M${l.toFixed(1)},${t.toFixed(1)}h${this.W[i]}v${this.H[i]}h${-this.W[i]}z`);
       }
       for (const [f, parts] of byFill) {
-        nodeFrag.append(svgEl('path', { d: parts.join(''), fill: pal[f], stroke: '#888', 'stroke-width': 1, 'vector-effect': 'non-scaling-stroke' }));
+        nodeFrag.append(svgEl('path', { d: parts.join(''), fill: pal[f >> 1], stroke: '#888', 'stroke-width': 1, 'vector-effect': 'non-scaling-stroke', class: f & 1 ? 'dim' : null }));
       }
     }
     this.nodeLayer.replaceChildren(nodeFrag);
     this.nodeLayer.setAttribute('data-lod', lod);
     this.nodeLayer.setAttribute('data-count', String(visible.length));
+    this.nodeLayer.setAttribute('data-dimmed', String(dimmed));
+    this.edgeLayer.classList.toggle('dim', !!focus);
     void N;
   }
 
@@ -409,11 +429,14 @@ class GraphView {
     ctx.clearRect(0, 0, w, hgt);
     const fills = this.fills();
     const pal = this.g.palette;
+    const focus = this.focus;
     for (let i = 0; i < this.n; i++) {
+      ctx.globalAlpha = focus && !focus[i] ? 0.2 : 1;
       ctx.fillStyle = pal[fills[i]];
       ctx.fillRect((this.X[i] - this.W[i] / 2) * mx, (this.Y[i] - this.H[i] / 2) * my,
         Math.max(1, this.W[i] * mx), Math.max(1, this.H[i] * my));
     }
+    ctx.globalAlpha = 1;
     this.drawMiniMarks();
   }
 
@@ -440,31 +463,24 @@ class GraphView {
   setColorBy(mode) {
     this.colorBy = mode;
     this.colorSel.value = mode;
-    this.updateLegend();
+    this.legend.render(this.colorBy);
     this.drawMinimap();
     this.request(true);
   }
 
-  updateLegend() {
-    const L = this.e.L;
-    clear(this.legend);
-    const toggle = h('button', { class: 'link legend-toggle', text: this.legendHidden ? 'Legend \u25b8' : 'Legend \u25be', title: 'Show or hide the legend' });
-    toggle.addEventListener('click', () => { this.legendHidden = !this.legendHidden; this.updateLegend(); });
-    this.legend.append(toggle);
-    if (this.legendHidden) return;
-    if (this.colorBy === 'latency') {
-      const grad = h('div', { class: 'grad' });
-      grad.style.background = `linear-gradient(to right, ${COLORS.latency.join(',')})`;
-      const max = Math.max(0, ...L.avg.filter(isNum));
-      append(this.legend, [h('div', { text: 'Latency (square-root scale)' }), grad,
-        h('div', { class: 'muted', text: `0 \u2192 ${fmtMs(max)} ms` })]);
-      return;
+  /**
+   * Dim every node but the layers of `rows` (the table's filtered rows); null undims.
+   * @param {number[]|null} rows
+   */
+  setFocus(rows) {
+    if (rows == null) this.focus = null;
+    else {
+      const focus = this.focus = new Uint8Array(this.n);
+      for (const r of rows) { const node = this.nodeOfRow[r]; if (node >= 0) focus[node] = 1; }
     }
-    // the fills the layers are drawn with (a Q/DQ reformat is drawn in Quantize's colour)
-    const entries = this.g.legend[this.colorBy === 'type' ? 'type' : 'precision'];
-    for (const [label, color, count] of entries) {
-      this.legend.append(h('div', { 'data-key': label }, [swatch(this.g.palette[color]), `${label} (${count})`]));
-    }
+    this.stage.classList.toggle('filtered', !!this.focus);
+    this.request(true);
+    if (this.mScale) this.drawMinimap();
   }
 
   find(query, keep) {

@@ -29,7 +29,7 @@ class Explorer {
     root.append(left, split, mid, this.detailsBox);
     section.append(root);
     this.buildTable(left);
-    this.graph = new GraphView(mid, engine, node => this.pickNode(node));
+    this.graph = new GraphView(mid, engine, node => this.pickNode(node), (by, key) => this.filterBy(by, key));
     this.showEmptyDetails();
   }
 
@@ -51,7 +51,7 @@ class Explorer {
     this.typeSel = h('select', { id: 'type-filter', 'aria-label': 'Filter by layer type' });
     this.precSel = h('select', { id: 'precision-filter', 'aria-label': 'Filter by precision' });
     fillFilter(this.typeSel, L.type, 'All types');
-    fillFilter(this.precSel, L.precision, 'All precisions');
+    fillFilter(this.precSel, L.precision, 'All precisions', v => precisionText(v, e.d.detailed));
     this.countLabel = h('span', { class: 'count', id: 'layer-count' });
     const reset = h('button', { text: 'Clear', title: 'Clear search and filters', onclick: () => {
       this.search.value = ''; this.typeSel.value = ''; this.precSel.value = ''; this.applyFilter();
@@ -59,15 +59,17 @@ class Explorer {
     append(bar, [this.search, this.typeSel, this.precSel, this.countLabel, reset]);
     parent.append(bar);
     const mono = i => L.tactic[i];
+    // `keep` columns stay in view at any table width (the name narrows for them, whole on hover);
+    // the others follow, reached by scrolling sideways. A new column is one entry here.
     this.table = new VirtualTable(parent, {
       columns: [
-        { key: 'idx', label: '#', width: '52px', num: true, value: i => i, text: i => String(i) },
-        { key: 'name', label: 'Name', width: 'minmax(240px, 3fr)', min: '240px', fit: 560, value: i => L.name[i].toLowerCase(), text: i => L.name[i], title: i => L.name[i] },
-        { key: 'type', label: 'Type', width: '110px', fit: 180, value: i => L.type[i], text: i => L.type[i], title: i => L.subtype[i] ? `${L.type[i]} (${L.subtype[i]})` : L.type[i] },
-        { key: 'precision', label: 'Precision', width: '84px', fit: 120, value: i => L.precision[i], text: i => L.precision[i], title: i => `in ${L.precision[i]} \u2192 out ${L.out_precision[i]}` },
-        { key: 'math', label: 'Math', tip: 'The math its kernel runs (from the tactic name)', width: '96px', fit: 130, value: i => L.math[i], text: i => L.math[i], title: i => L.math[i] || 'unknown: the tactic name does not say' },
-        { key: 'avg', label: 'Latency ms', tip: 'Average latency (ms)', width: '92px', fit: 130, num: true, value: i => L.avg[i], text: i => fmtMs(L.avg[i]) },
-        { key: 'pct', label: '%', tip: 'Share of the engine latency', width: '64px', num: true, value: i => L.pct[i], text: i => isNum(L.pct[i]) ? L.pct[i].toFixed(2) : '' },
+        { key: 'idx', label: '#', width: '44px', fit: 70, min: '36px', num: true, keep: true, value: i => i, text: i => String(i) },
+        { key: 'name', label: 'Name', width: 'minmax(240px, 3fr)', min: '120px', fit: 560, squeeze: true, value: i => L.name[i].toLowerCase(), text: i => L.name[i], title: i => L.name[i] },
+        { key: 'type', label: 'Type', width: '110px', min: '64px', fit: 180, keep: true, value: i => L.type[i], text: i => L.type[i], title: i => L.subtype[i] ? `${L.type[i]} (${L.subtype[i]})` : L.type[i] },
+        { key: 'precision', label: 'Precision', width: '84px', min: '64px', fit: 120, keep: true, value: i => L.precision[i], text: i => precisionText(L.precision[i], e.d.detailed), title: i => `in ${precisionText(L.precision[i], e.d.detailed)} \u2192 out ${precisionText(L.out_precision[i], e.d.detailed)}` },
+        { key: 'math', label: 'Math', tip: 'The math its kernel runs (from the tactic name)', width: '92px', min: '64px', fit: 130, keep: true, value: i => L.math[i], text: i => L.math[i], title: i => L.math[i] || 'unknown: the tactic name does not say' },
+        { key: 'avg', label: 'Latency ms', tip: 'Average latency (ms)', width: '92px', min: '64px', fit: 130, keep: true, num: true, value: i => L.avg[i], text: i => fmtMs(L.avg[i]) },
+        { key: 'pct', label: '%', tip: 'Share of the engine latency (%)', width: '60px', min: '44px', fit: 80, keep: true, num: true, value: i => L.pct[i], text: i => isNum(L.pct[i]) ? L.pct[i].toFixed(2) : '' },
         { key: 'weights', label: 'Weights', width: '82px', fit: 120, num: true, value: i => L.weights[i], text: i => fmtBytes(L.weights[i]) },
         { key: 'io', label: 'Activations', tip: 'Input + output tensor bytes', width: '92px', fit: 130, num: true, value: i => L.io[i], text: i => fmtBytes(L.io[i]) },
         { key: 'tactic', label: 'Tactic', width: 'minmax(160px, 2fr)', min: '160px', fit: 520, value: mono, text: mono, title: mono },
@@ -96,9 +98,23 @@ class Explorer {
     }
     rows = e.search(this.search.value, rows);
     this.table.setItems(rows);
+    // the graph dims the layers the filters and search leave out (none when nothing is chosen)
+    if (this.graph) this.graph.setFocus(t || p || this.search.value.trim() ? rows : null);
     this.countLabel.textContent = `${INT.format(rows.length)} of ${INT.format(e.n)} layers`;
     this.countLabel.setAttribute('data-count', rows.length);
     this.countLabel.setAttribute('data-query', this.search.value);
+  }
+
+  /**
+   * A legend entry clicked: the table shows only that type or precision (a second click shows
+   * every layer again), and the graph dims the others.
+   * @param {string} by 'type' or 'precision' @param {string} key
+   */
+  filterBy(by, key) {
+    const sel = by === 'type' ? this.typeSel : this.precSel;
+    const value = by === 'precision' && !key ? 'None' : key;
+    sel.value = sel.value === value ? '' : value;
+    this.applyFilter();
   }
 
   pickNode(node) {
@@ -142,7 +158,7 @@ class Explorer {
     const badges = h('div', { class: 'badges' }, [
       h('span', { class: 'badge' }, [swatch(this.typeFill(row)), L.type[row]]),
       L.subtype[row] && L.subtype[row] !== L.type[row] ? h('span', { class: 'badge', text: L.subtype[row] }) : null,
-      h('span', { class: 'badge' }, [swatch(colorOf(COLORS.precision, L.precision[row])), `${L.precision[row] || 'None'} \u2192 ${L.out_precision[row] || 'None'}`]),
+      h('span', { class: 'badge' }, [swatch(colorOf(COLORS.precision, L.precision[row] || 'None')), `${precisionText(L.precision[row], e.d.detailed)} \u2192 ${precisionText(L.out_precision[row], e.d.detailed)}`]),
       L.stream[row] ? h('span', { class: 'badge', text: `stream ${L.stream[row]}` }) : null,
       h('span', { class: 'badge', text: `layer ${row} of ${e.n}` }),
     ]);
@@ -177,16 +193,17 @@ class Explorer {
     const j = e.roofline(row);
     if (j != null) {
       const R = e.R;
+      const op = opUnit(L.precision[row]); // INT8 layers do integer operations: OPs, not FLOPs
       box.append(h('h4', { text: 'Compute (roofline model)' }));
       box.append(kvListFrom([
         ['Model', R.model[j]],
         ['MACs', fmtNum(R.macs[j])],
         ['GEMM M \u00d7 N \u00d7 K', R.M[j] != null ? `${fmtNum(R.M[j])} \u00d7 ${fmtNum(R.N[j])} \u00d7 ${fmtNum(R.K[j])}` : ''],
-        ['FLOPs', fmtSI(R.flops[j], 'FLOP')],
+        [`${op}s`, fmtSI(R.flops[j], op)],
         ['Bytes moved', fmtBytes(R.bytes[j])],
-        ['Arithmetic intensity', isNum(R.intensity[j]) ? `${fmtNum(R.intensity[j])} FLOP/B` : ''],
-        ['Achieved', isNum(R.tflops[j]) ? `${fmtNum(R.tflops[j])} TFLOP/s, ${fmtNum(R.gbps[j])} GB/s` : ''],
-        ['Attainable', isNum(R.attainable[j]) ? `${fmtNum(R.attainable[j])} TFLOP/s (${R.bound[j]} bound)` : ''],
+        ['Arithmetic intensity', isNum(R.intensity[j]) ? `${fmtNum(R.intensity[j])} ${op}/B` : ''],
+        ['Achieved', isNum(R.tflops[j]) ? `${fmtNum(R.tflops[j])} T${op}/s, ${fmtNum(R.gbps[j])} GB/s` : ''],
+        ['Attainable', isNum(R.attainable[j]) ? `${fmtNum(R.attainable[j])} T${op}/s (${R.bound[j]} bound)` : ''],
         ['Of roofline', fmtPct(R.pct_roofline[j])],
       ]));
     }
@@ -205,7 +222,7 @@ class Explorer {
     box.append(keys.length ? plainTable(['attribute', 'value'], keys.map(k => [k, fmtValue(attrs[k])])) : h('div', { class: 'muted', text: 'Names-only layer information: no attributes.' }));
   }
 
-  /** The colour the graph draws a layer in by type (a Q/DQ reformat: Quantize's). @param {number} row */
+  /** The colour the graph draws a layer in by type. @param {number} row */
   typeFill(row) {
     const node = this.graph.nodeOfRow[row];
     const g = this.engine.d.graph;
@@ -246,18 +263,28 @@ class Explorer {
   }
 }
 
+/**
+ * Label/value rows; a value is text or an element (e.g. a list); empty values are left out.
+ * @param {[string, string|Node|null|undefined][]} pairs
+ */
 function kvListFrom(pairs) {
   const dl = h('dl', { class: 'kv' });
   for (const [k, v] of pairs) {
     if (v === '' || v == null) continue;
-    dl.append(h('dt', { text: k }), h('dd', { text: v }));
+    dl.append(h('dt', { text: k }), v instanceof Node ? h('dd', null, v) : h('dd', { text: v }));
   }
   return dl;
 }
 
-function fillFilter(sel, values, allText) {
+/**
+ * The options of a filter: every value with its count, most frequent first (`label` words a
+ * value, e.g. an unknown precision).
+ * @param {HTMLSelectElement} sel @param {string[]} values @param {string} allText
+ * @param {(v: string) => string} [label]
+ */
+function fillFilter(sel, values, allText, label) {
   const counts = new Map();
   values.forEach(v => counts.set(v || 'None', (counts.get(v || 'None') || 0) + 1));
   sel.append(h('option', { value: '', text: `${allText} (${values.length})` }));
-  [...counts.entries()].sort((a, b) => b[1] - a[1]).forEach(([v, c]) => sel.append(h('option', { value: v, text: `${v} (${c})` })));
+  [...counts.entries()].sort((a, b) => b[1] - a[1]).forEach(([v, c]) => sel.append(h('option', { value: v, text: `${label ? label(v) : v} (${c})` })));
 }

@@ -44,20 +44,26 @@ function layerTraces(e, groups, value, hover) {
   });
 }
 
-function groupRows(e, key, map) {
+/**
+ * The rows grouped by `key`, each group with its colour in `map` and its name (`label` words a key).
+ * @param {{n: number}} e @param {(i: number) => string|null} key @param {Object<string, string>|null} map
+ * @param {(k: string) => string} [label]
+ */
+function groupRows(e, key, map, label) {
   const groups = new Map();
   for (let i = 0; i < e.n; i++) {
     const k = key(i) || 'None';
     if (!groups.has(k)) groups.set(k, []);
     groups.get(k).push(i);
   }
-  return [...groups.entries()].map(([k, rows]) => ({ name: k, rows, color: map ? colorOf(map, k) : k }));
+  return [...groups.entries()].map(([k, rows]) => ({ name: label ? label(k) : k, rows, color: map ? colorOf(map, k) : k }));
 }
 
 function perLayerBars(e, value, colorBy, yTitle) {
   const L = e.L;
   const byPrecision = colorBy === 'precision';
-  const groups = groupRows(e, i => (byPrecision ? L.precision : L.type)[i], byPrecision ? COLORS.precision : COLORS.type);
+  const groups = byPrecision ? groupRows(e, i => L.precision[i], COLORS.precision, k => precisionText(k, e.d.detailed))
+    : groupRows(e, i => L.type[i], COLORS.type);
   return {
     data: layerTraces(e, groups, value, '%{y:.4g} ms'),
     layout: { barmode: 'overlay', bargap: 0, hovermode: 'closest', xaxis: { title: { text: 'Layer (execution order)' } }, yaxis: { title: { text: yTitle } }, legend: { orientation: 'h', y: -0.22 } },

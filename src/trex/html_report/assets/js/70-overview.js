@@ -31,6 +31,25 @@ function layerGap(gap) {
   return h('div', null, [dl, why.length ? h('ul', { class: 'tight explanation' }, why.map(w => h('li', { text: String(w) }))) : null]);
 }
 
+/** Above this many I/O tensors, the rest fold under "N more". */
+const IO_SHOWN = 6;
+
+/**
+ * An engine's inputs or outputs, one tensor per line and each whole (a long one wraps, none is
+ * cut); past IO_SHOWN the rest fold under "N more".
+ * @param {string[]} tensors @param {string} id
+ */
+function ioList(tensors, id) {
+  if (!tensors.length) return MISSING;
+  const line = t => h('div', { class: 'io-tensor mono', text: t });
+  const box = h('div', { class: 'io-list', id }, tensors.slice(0, IO_SHOWN).map(line));
+  if (tensors.length > IO_SHOWN) {
+    const rest = tensors.slice(IO_SHOWN);
+    box.append(h('details', { class: 'io-more' }, [h('summary', { text: `${rest.length} more` }), ...rest.map(line)]));
+  }
+  return box;
+}
+
 function buildOverview(sec, e) {
   const d = e.d;
   const hd = d.headline;
@@ -41,16 +60,17 @@ function buildOverview(sec, e) {
   const dev = d.device;
   const perf = d.performance;
   const cards = h('div', { class: 'cards' });
-  const card = (title, big, pairs, note) => {
+  const card = (title, big, pairs, note, caution) => {
     const c = h('div', { class: 'card' }, [h('h3', { text: title })]);
     if (big) c.append(h('div', { class: 'big', text: big }));
     c.append(kvListFrom(pairs));
     if (note) c.append(h('p', { class: 'card-note', text: note }));
+    if (caution) c.append(h('p', { class: 'card-note caution', id: 'profile-caution', text: caution }));
     cards.append(c);
   };
   // A figure the inputs do not provide is shown as a dash, never as 0.
   const ms = v => isNum(v) ? `${fmtMs(v)} ms` : MISSING;
-  card('Model', null, [['Engine', d.name], ['Model', model], ['Format', d.builder.Format || ''], ['Inputs', hd.inputs.join('\n')], ['Outputs', hd.outputs.join('\n')], ['Batch', hd.batch_size == null ? MISSING : fmtValue(hd.batch_size)], ['TensorRT', hd.tensorrt_version || '']]);
+  card('Model', null, [['Engine', d.name], ['Model', model], ['Format', d.builder.Format || ''], ['Inputs', ioList(hd.inputs, 'model-inputs')], ['Outputs', ioList(hd.outputs, 'model-outputs')], ['Batch', hd.batch_size == null ? MISSING : fmtValue(hd.batch_size)], ['TensorRT', hd.tensorrt_version || '']]);
   const devRows = hd.device_rows || {};
   card('Device', devRows.Device || 'unknown', Object.entries(devRows).filter(([k]) => k !== 'Device'));
   const measured = isNum(hd.average_time_ms) ? ms(hd.average_time_ms)
@@ -62,11 +82,12 @@ function buildOverview(sec, e) {
     ['Throughput', isNum(hd.throughput_qps) ? `${fmtNum(hd.throughput_qps)} qps` : MISSING],
     ['Profiled iterations', hd.profile_iterations == null ? MISSING : fmtValue(hd.profile_iterations)],
     ['Timed iterations', d.timings.available ? fmtNum(d.timings.iterations) + (d.timings.warmup_iterations ? ` (${fmtNum(d.timings.warmup_iterations)} warm-up left out)` : '') : MISSING]],
-  (hd.rows || {})['Profiled with'] ? `Profiled with ${(hd.rows || {})['Profiled with']}.` : '');
-  card('Layers', INT.format(hd.layers), [['Types', String(new Set(e.L.type).size)], ['Precisions', hd.precision_mix],
+  (hd.rows || {})['Profiled with'] ? `Profiled with ${(hd.rows || {})['Profiled with']}.` : '',
+  hd.profile_caution ? `Caution: ${hd.profile_caution}.` : '');
+  card('Layers', INT.format(hd.layers), [['Types', String(new Set(e.L.type).size)], ['Precisions', hd.precision_text],
     ['Streams', hd.streams > 1 ? fmtValue(hd.streams) : ''], ['Profiles', (hd.profiles || []).length > 1 ? `${hd.profiles.join(', ')} (showing ${hd.profile_id})` : ''],
     ['Layer information', hd.detailed ? 'detailed' : 'names only'],
-    ['ONNX node names', hd.onnx_metadata ? 'yes (Metadata)' : 'from layer names']]);
+    ['ONNX node names', hd.onnx_sources]]);
   const bytes = v => isNum(v) ? fmtBytes(v) : MISSING;
   card('Memory', isNum(hd.weights_bytes) ? `${fmtBytes(hd.weights_bytes)} weights` : `${MISSING} weights`, [
     ['Weights', (isNum(hd.weights_bytes) ? fmtBytes(hd.weights_bytes) : `${MISSING} (not in these exports)`)

@@ -7,7 +7,7 @@ function buildCompare(sec) {
   const page = h('div', { class: 'page' });
   sec.append(page);
   page.append(h('h2', { text: `Comparing ${C.names.length} engines (the first is the baseline)` }));
-  page.append(plainTable(['', 'label', 'engine', 'path'], engines.map((e, k) => [String.fromCharCode(65 + k), e.label(), e.d.name, e.d.path])));
+  page.append(plainTable(['', 'label', 'engine', 'path'], engines.map(e => [e.d.letter, e.label(), e.d.name, e.d.path])));
   page.append(h('h2', { text: 'Summary' }));
   page.append(h('div', { class: 'scroll-box' }, frameTable(C.summary)));
   const g = h('div', { class: 'grid2' });
@@ -35,10 +35,11 @@ function buildCompare(sec) {
   C.names.forEach((name, k) => {
     const nameOf = p => A.rows[k][p] == null ? '' : engines[k].L.name[A.rows[k][p]];
     cols.push({ key: 'n' + k, label: `${name} layer`, width: 'minmax(180px, 2fr)', min: '180px', value: p => nameOf(p), text: nameOf, title: nameOf, link: p => A.rows[k][p] != null });
-    cols.push({ key: 'ms' + k, label: `${name} ms`, width: '84px', num: true, value: p => A.ms[k][p], text: p => fmtMs(A.ms[k][p]) });
+    cols.push({ key: 'ms' + k, label: `${name} ms`, width: '84px', num: true, value: p => A.ms[k][p], text: p => A.rows[k][p] == null ? MISSING : fmtMs(A.ms[k][p]) });
   });
-  cols.push({ key: 'delta', label: '\u0394 ms', tip: 'last - first', width: '84px', num: true, value: p => A.delta[p], text: p => fmtMs(A.delta[p]) });
-  cols.push({ key: 'speedup', label: 'Speedup', tip: 'first / last', width: '80px', num: true, value: p => A.speedup[p], text: p => isNum(A.speedup[p]) ? A.speedup[p].toFixed(2) + '\u00d7' : '' });
+  // a row only one of the first and last engines has: no difference, no speedup ("–", not 0)
+  cols.push({ key: 'delta', label: '\u0394 ms', tip: 'last - first (\u2013: the layer is not in both)', width: '84px', num: true, value: p => A.delta[p], text: p => isNum(A.delta[p]) ? fmtMs(A.delta[p]) : MISSING });
+  cols.push({ key: 'speedup', label: 'Speedup', tip: 'first / last (\u2013: the layer is not in both)', width: '80px', num: true, value: p => A.speedup[p], text: p => isNum(A.speedup[p]) ? A.speedup[p].toFixed(2) + '\u00d7' : MISSING });
   const table = new VirtualTable(box, {
     columns: cols,
     onClick: (p, col) => {
