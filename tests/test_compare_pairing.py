@@ -41,9 +41,10 @@ def _tf_names(engines: Path, tmp_path: Path, folder: str, prefix: str = "", suff
             if any(p.startswith("Add_") for p in parts):
                 name += f" + {block}.add + {block}.relu"
             layer["Name"] = name
-        if unlink:
-            for tensor in layer["Inputs"]:
+        if unlink:  # the renamed inputs are listed as engine inputs, so that no input that no
+            for tensor in layer["Inputs"]:  # layer writes is taken for a constant (weights)
                 tensor["Name"] = f"{k}:{tensor['Name']}"
+                graph["Bindings"].append(tensor["Name"])
     if move is not None:
         names = [layer["Name"] for layer in graph["Layers"]]
         frm = next(i for i, n in enumerate(names) if n.startswith(move[0] + " + "))

@@ -501,7 +501,7 @@ def test_layer_table_columns_fit_their_content(mobilenet, mobilenet_plan, tmp_pa
     # column takes what the columns kept in view (type ... %) leave of the pane (issue 25: it
     # was fitted to the longest names, 560 px, and pushed them off screen)
     assert 300 < widths["tactic"] <= 520 + 1
-    kept = sum(widths[k] for k in ("idx", "type", "precision", "avg", "pct"))
+    kept = sum(widths[k] for k in ("idx", "type", "precision", "math", "avg", "pct"))
     visible = mobilenet.js("() => document.getElementById('layer-table').clientWidth")
     assert widths["name"] == pytest.approx(visible - kept, abs=2)
     assert widths["avg"] >= mobilenet.js("""() => document.querySelector(

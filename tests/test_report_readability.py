@@ -24,7 +24,8 @@ from trex.graph.colors import layer_colormap
 from trex.html_report import write_report
 
 VIEWPORT = {"width": 1400, "height": 900}
-KEPT = ("idx", "name", "type", "precision", "avg", "pct")  # the table's columns always in view
+# the table's columns always in view (math: the math the kernel runs, beside the precision)
+KEPT = ("idx", "name", "type", "precision", "math", "avg", "pct")
 DASH = "\u2013"
 FIT = "button[title='Show the whole graph']"
 DIMMED = "() => document.querySelector('#graph-stage .nodes').getAttribute('data-dimmed')"
@@ -88,7 +89,7 @@ def test_table_keeps_type_precision_latency_and_share_in_view(browser, engines, 
         assert any(cut for _, _, cut in cells)
         assert all(title == text for text, title, _ in cells)  # the full name on hover
         # every kept cell of a row shows its whole text (only the name is cut)
-        for col in ("type", "precision", "avg", "pct"):
+        for col in ("type", "precision", "math", "avg", "pct"):
             assert report.js(f"""() => [...document.querySelectorAll(
                 '#layer-table .vt-cell[data-col={col}]')].every(c => c.scrollWidth <= c.clientWidth + 1)""")
         if engine == "dla":
