@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..graph.colors import key_color
+from ..model.latency import group_latency
 from ..safety import escape_figure, plotly_text
 from ._common import Builder, Source, build_all, frame, label, layer_colormap, plotly, precision_colormap
 from .frames import group_count, group_sum_attr, hashable
@@ -41,8 +42,15 @@ def _sunburst_text_layout(fig: go.Figure) -> None:
 
 
 def latency_by_type(df: pd.DataFrame) -> pd.DataFrame:
-    """Summed ``latency.pct_time`` and ``latency.avg_time`` per layer type."""
-    return group_sum_attr(df, "type", ["latency.pct_time", "latency.avg_time"])
+    """``latency.avg_time`` and ``latency.pct_time`` per layer type under TREx's column names:
+    the model's grouping (:func:`~trex.model.latency.group_latency`, NaN where no layer of a type
+    is timed), so the report card and every table agree."""
+    keys = df["type"].fillna("None").astype(str).tolist() if len(df) else []
+    grouped = group_latency({"type": keys}, df["latency.avg_time"].to_numpy(dtype="float64")
+                            if len(df) else np.zeros(0))
+    return grouped.rename(columns={"latency_ms": "latency.avg_time",
+                                   "latency_pct": "latency.pct_time"})[
+        ["type", "latency.pct_time", "latency.avg_time"]]
 
 
 def perf_overview_builders(plan: EnginePlan) -> dict[str, Builder]:
