@@ -54,9 +54,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="write region names (implies --display_regions)")
     parser.add_argument("--beam", "-b", type=parse_beam, default=None, metavar="NAME,RADIUS",
                         help="draw only the layers within RADIUS hops of layer NAME")
-    parser.add_argument("--query", "-q", default=None, metavar="REGEX",
-                        help="draw only the layers whose name, metadata or attributes match REGEX, "
-                             "with their neighbours")
+    parser.add_argument("--query", "-q", default=None, metavar="QUERY",
+                        help="draw only the layers that match every term of QUERY, with their "
+                             "neighbours: key:value (type:Reformat, precision:FP32), key:~regex "
+                             "(name:~layer4), or a plain word (a regex searched in names, ONNX "
+                             "nodes, types and attributes)")
     parser.add_argument("--remove_disconnected", "-rd", action="store_true",
                         help="leave out layers without tensors (shape_call, ...), as TREx did")
     parser.add_argument("--color-by", dest="color_by", default="type",
