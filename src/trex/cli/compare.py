@@ -12,7 +12,14 @@ from .. import compare as views
 from ..errors import InputError
 from ..model.plan import EnginePlan
 from ..safety import number_option, terminal_text
-from .options import add_profile_options, add_profiles_option, engine_labels, load_plans
+from .options import (
+    add_profile_options,
+    add_profiles_option,
+    engine_labels,
+    expand_engine_folders,
+    load_plans,
+    print_notes,
+)
 from .output import add_format_options, csv_options, csv_text, stdout_for, text_table, to_json, warn
 from .progress import progress
 
@@ -34,7 +41,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "compare", help="compare two or more engines (layers aligned, regression gate)",
         description="Compare engines side by side: summary, latency per layer type and precision, "
                     "aligned layers (largest regressions first) and ONNX nodes. Each ENGINE is an "
-                    "engine prefix, a folder or any of its files; the first is the baseline.",
+                    "engine prefix, a folder or any of its files (a folder of engine folders "
+                    "stands for each of them, in name order); the first is the baseline.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="+", metavar="ENGINE")
     parser.add_argument("--names", default=None,
@@ -98,10 +106,16 @@ _TOO_FEW = ("compare needs at least two engines (or --profiles on an engine with
 
 def run(args: argparse.Namespace) -> int:
     """Print the comparison; 1 if the regression gate fails."""
-    if len(args.paths) < 2 and not args.each_profile:  # refused before a big plan loads
+    given, notes = expand_engine_folders(args.paths)
+    if notes and args.fail_if_slower is not None:
+        raise InputError(None, f"{notes[0].split(' is a folder', 1)[0]} is a folder of engine "
+                               "folders: the gate needs the baseline and the candidate in order, "
+                               "so name them (trex compare BASE NEW --fail-if-slower PCT)")
+    print_notes(notes)
+    if len(given) < 2 and not args.each_profile:  # refused before a big plan loads
         raise InputError(None, _TOO_FEW)
     with progress("trex compare") as shown:
-        plans, paths = load_plans(args.paths, args, lambda path: shown.step(f"loading {path}"))
+        plans, paths = load_plans(given, args, lambda path: shown.step(f"loading {path}"))
         if len(plans) < 2:
             raise InputError(None, _TOO_FEW)
         shown.layers(sum(len(plan.df) for plan in plans))

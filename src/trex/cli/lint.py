@@ -10,6 +10,7 @@ from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
 from ..lint.base import findings_frame
 from ..model.plan import EnginePlan
 from ..safety import number_option, terminal_text
+from .options import expand_engine_folders, print_notes
 from .output import add_format_options, csv_options, csv_text, format_value, stdout_for, text_table, to_json
 
 
@@ -17,7 +18,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "lint", help="find performance hazards in one or more engines",
         description="Run trex's linters on engines. PATH is an engine prefix, a folder, or any of "
-                    "its files. Exit status: 0, or 1 when --fail-on finds a finding at or above "
+                    "its files; a folder of engine folders stands for each of them. Exit status: "
+                    "0, or 1 when --fail-on finds a finding at or above "
                     "that severity, 2 on bad input.")
     parser.add_argument("paths", nargs="+", metavar="PATH")
     add_format_options(parser)
@@ -40,7 +42,9 @@ def _evidence(evidence: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     reports = []
-    for path in args.paths:
+    paths, notes = expand_engine_folders(args.paths)
+    print_notes(notes)
+    for path in paths:
         plan = EnginePlan.from_path(path, profile_id=args.profile_id)
         reports.append(lint_report(plan, args.linter))
     failed = bool(args.fail_on) and any(report.fails(args.fail_on) for report in reports)

@@ -7,7 +7,7 @@ import argparse
 from .. import summary as views
 from ..model.plan import EnginePlan
 from ..safety import number_option, terminal_text
-from .options import add_profile_options
+from .options import add_profile_options, expand_engine_folders, print_notes
 from .output import add_format_options, csv_options, csv_text, kv_table, stdout_for, text_table, to_json, warn
 
 
@@ -15,7 +15,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "summary", help="summarize one or more engines",
         description="Summarize engines. PATH is an engine prefix, a folder, or any of its files "
-                    "(layer JSON, profile, metadata, log).")
+                    "(layer JSON, profile, metadata, log); a folder of engine folders stands for "
+                    "each of them.")
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("--profiling_json", "-pj", default=None,
                         help="profile JSON to use (default: found next to the layer file)")
@@ -41,7 +42,9 @@ def load(path: str, args: argparse.Namespace) -> EnginePlan:
 
 def run(args: argparse.Namespace) -> int:
     sections = []
-    for path in args.paths:
+    paths, notes = expand_engine_folders(args.paths)
+    print_notes(notes)
+    for path in paths:
         plan = load(path, args)
         sections.append((plan, {
             "by_type": views.latency_by_type(plan),
