@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 import time
@@ -655,8 +656,12 @@ def test_cli_compare_table(engines, capsys):
     assert main(["compare", *paths, "--top", "4"]) == 0
     out = capsys.readouterr().out
     assert "A  a100-resnet18-qat " in out and "C  a100-resnet18-qat-residual-qgap" in out
-    assert "latency (ms, sum of layers)         1.0957" in out
-    assert "precision mix (layers)              INT8 21, FP16 11, FP32 3" in out
+    assert "latency (ms, sum of layers)       1.0957" in out
+    assert "precision mix (layers)            INT8 21, FP16 11, FP32 3" in out
+    # One text form per quantity, as trex summary prints them (JSON keeps the numbers).
+    assert re.search(r"^weights +11,702,112 B +11,702,112 B +11,702,112 B$", out, flags=re.M)
+    assert re.search(r"^throughput \(qps, trtexec\) +1130\.01 ", out, flags=re.M)
+    assert re.search(r"^compute capability +8\.0 +8\.0 +8\.0$", out, flags=re.M)
     assert "Reformat     0.2785  0.1157  0.0952        12         3         1     2.4071" in out
     assert "A     B      0    22          3         0            10           0" in out
     assert "(C vs A; 4 of 35 rows)" in out

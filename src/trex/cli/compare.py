@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from .. import compare as views
+from ..display import bytes_text, throughput_text
 from ..errors import InputError
 from ..model.plan import EnginePlan
 from ..safety import number_option, terminal_text
@@ -91,6 +92,24 @@ def _layers_for_text(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     return df[cols]
 
 
+_BYTES_ROWS = {"weights (bytes)": "weights", "activations (bytes, per layer I/O)":
+               "activations (per layer I/O)", "activation footprint (bytes)": "activation footprint"}
+
+
+def _summary_for_text(df: pd.DataFrame) -> pd.DataFrame:
+    """The summary's rows as text shows them in every command: byte counts grouped with their
+    unit, throughput with two decimals (JSON and CSV keep the numbers)."""
+    out = df.copy()
+    for i, label in enumerate(out["attribute"]):
+        values = out.iloc[i, 1:]
+        if label in _BYTES_ROWS:
+            out.iloc[i, 1:] = [bytes_text(v) for v in values]
+            out.iloc[i, 0] = _BYTES_ROWS[label]
+        elif label.startswith("throughput"):
+            out.iloc[i, 1:] = [throughput_text(v) for v in values]
+    return out
+
+
 def _onnx_note(missing: list[str], names: list[str]) -> str:
     if not missing:
         return ""
@@ -150,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
             "name": labels,
             "engine": [p.name for p in plans], "path": paths})) + "\n")
         sections = [
-            ("Summary", report["summary"]),
+            ("Summary", _summary_for_text(report["summary"])),
             (f"Latency by layer type (ms; speedup = {names[0]} / engine)", report["by_type"]),
             (f"Latency by precision (ms; speedup = {names[0]} / engine over aligned layers in "
              "that precision in both, of which 'pairs')", report["by_precision"]),

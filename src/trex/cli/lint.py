@@ -6,6 +6,7 @@ import argparse
 
 import pandas as pd
 
+from ..display import bytes_text, is_bytes_key
 from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
 from ..lint.base import findings_frame
 from ..model.plan import EnginePlan
@@ -37,7 +38,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _evidence(evidence: dict) -> str:
-    return ", ".join(f"{k}={format_value(v) if isinstance(v, float) else v}" for k, v in evidence.items())
+    """``key=value`` pairs; byte counts grouped with their unit, as every command shows them."""
+    def text(key: str, value: object) -> str:
+        if is_bytes_key(key):
+            return bytes_text(value)
+        return format_value(value) if isinstance(value, float) else str(value)
+
+    return ", ".join(f"{k}={text(k, v)}" for k, v in evidence.items())
 
 
 def run(args: argparse.Namespace) -> int:
