@@ -12,7 +12,8 @@ from .. import compare as views
 from ..display import bytes_text, throughput_text
 from ..errors import InputError
 from ..model.plan import EnginePlan
-from ..safety import number_option, terminal_text
+from ..safety import markdown_text, number_option, terminal_text
+from . import markdown
 from .options import (
     add_profile_options,
     add_profiles_option,
@@ -21,7 +22,16 @@ from .options import (
     load_plans,
     print_notes,
 )
-from .output import add_format_options, csv_options, csv_text, stdout_for, text_table, to_json, warn
+from .output import (
+    FORMATS,
+    add_format_options,
+    csv_options,
+    csv_text,
+    stdout_for,
+    text_table,
+    to_json,
+    warn,
+)
 from .progress import progress
 
 _SHORT = 12  # longer display names become the engines' letters in text tables
@@ -61,7 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="what --fail-if-slower compares (default: total)")
     add_profile_options(parser)
     add_profiles_option(parser)
-    add_format_options(parser)
+    add_format_options(parser, (*FORMATS, "markdown"))
     parser.set_defaults(run=run)
 
 
@@ -119,6 +129,47 @@ def _onnx_note(missing: list[str], names: list[str]) -> str:
     return (f"{', '.join(missing)}: no ONNX node names in the layers (Metadata needs TensorRT "
             "8.6+ with --profilingVerbosity=detailed); their columns are empty")
 
+def _engines_table(labels: list[str], paths: list[str], plans: list[EnginePlan],
+                   letters: bool = True) -> pd.DataFrame:
+    """Which engine each column is: its letter (the text tables' short names), label, path."""
+    head = {"": [views.engine_letter(k) for k in range(len(plans))]} if letters else {}
+    return pd.DataFrame({**head, "name": labels, "engine": [p.name for p in plans], "path": paths})
+
+
+def _sections(report: dict[str, Any], names: list[str]) -> list[tuple[str, pd.DataFrame]]:
+    """The comparison's tables with their titles, as the table and Markdown formats show them."""
+    sections = [
+        ("Summary", _summary_for_text(report["summary"])),
+        (f"Latency by layer type (ms; speedup = {names[0]} / engine)", report["by_type"]),
+        (f"Latency by precision (ms; speedup = {names[0]} / engine over aligned layers in "
+         "that precision in both, of which 'pairs')", report["by_precision"]),
+        ("Layer alignment of consecutive engines (pairs per match kind)", report["alignment"]),
+        (f"Aligned layers, largest regressions first ({names[-1]} vs {names[0]}; "
+         f"{len(report['layers'])} of {report['aligned_rows']} rows)",
+         _layers_for_text(report["layers"], names)),
+    ]
+    if len(report["onnx_nodes"]):
+        sections.append((f"ONNX nodes, largest regressions first ({names[-1]} vs {names[0]}; a "
+                         "fused layer counts for each of its nodes)", report["onnx_nodes"]))
+    return sections
+
+
+def _markdown(report: dict[str, Any], names: list[str], paths: list[str],
+              plans: list[EnginePlan], note: str) -> str:
+    """The comparison in Markdown, the gate's verdict first (what a CI reader looks for)."""
+    gate = report["gate"]
+    parts = [markdown.heading(3, f"trex compare: {' vs '.join(names)}"), ""]
+    if gate is not None:
+        verdict = "❌ **Regression gate failed**" if gate.failed else "✅ **Regression gate passed**"
+        parts += [f"{verdict}: {markdown_text(gate.message)}", ""]
+    parts += [markdown.section("Engines (the first is the baseline)",
+                               markdown.table(_engines_table(names, paths, plans, False)))]
+    parts += [markdown.section(title, markdown.table(df)) for title, df in _sections(report, names)]
+    if note:
+        parts.append(f"ONNX nodes: {markdown_text(note)}\n")
+    return "\n".join(parts)
+
+
 _TOO_FEW = ("compare needs at least two engines (or --profiles on an engine with several "
             "optimisation profiles)")
 
@@ -162,28 +213,13 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         for key in ("summary", "by_type", "by_precision", "alignment", "layers", "onnx_nodes"):
             out.write(f"# {key}\n{csv_text(report[key], **csv_options(args))}")
+    elif args.format == "markdown":
+        out.write(_markdown(report, names, paths, plans, note))
     else:
         out.write("Engines (first = baseline):\n")
-        out.write(text_table(pd.DataFrame({
-            "": [views.engine_letter(k) for k in range(len(plans))],
-            "name": labels,
-            "engine": [p.name for p in plans], "path": paths})) + "\n")
-        sections = [
-            ("Summary", _summary_for_text(report["summary"])),
-            (f"Latency by layer type (ms; speedup = {names[0]} / engine)", report["by_type"]),
-            (f"Latency by precision (ms; speedup = {names[0]} / engine over aligned layers in "
-             "that precision in both, of which 'pairs')", report["by_precision"]),
-            ("Layer alignment of consecutive engines (pairs per match kind)", report["alignment"]),
-            (f"Aligned layers, largest regressions first ({names[-1]} vs {names[0]}; "
-             f"{len(report['layers'])} of {report['aligned_rows']} rows)",
-             _layers_for_text(report["layers"], names)),
-        ]
-        for title, df in sections:
+        out.write(text_table(_engines_table(labels, paths, plans)) + "\n")
+        for title, df in _sections(report, names):
             out.write(f"\n{title}:\n{text_table(df, max_width=60)}\n")
-        if len(report["onnx_nodes"]):
-            out.write(f"\nONNX nodes, largest regressions first ({names[-1]} vs {names[0]}; a "
-                      f"fused layer counts for each of its nodes):\n"
-                      f"{text_table(report['onnx_nodes'], max_width=60)}\n")
         if note:
             out.write(f"\nONNX nodes: {note}\n")
         if gate is not None:
