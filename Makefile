@@ -7,15 +7,26 @@ PANDAS ?=
 
 .PHONY: setup demo test test-pandas2 package-check notebooks lint typecheck-js docs pictures bench clean
 
+# Two installs into the same venv, each remembered by a stamp file: the demo needs only trex and
+# the runtime extras its commands use (DEMO_EXTRAS: plotly for the report's charts, orjson); the
+# test toolchain (pytest, mypy, ruff, playwright, mkdocs, jupyter) is `make setup`'s, and includes
+# the demo's (so it stamps both).
+DEMO_EXTRAS ?= plot,fast
+
+$(VENV)/.trex-demo: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e ".[$(DEMO_EXTRAS)]" $(if $(PANDAS),"$(PANDAS)")
+	@touch $@
+
 $(BIN)/trex: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test]" $(if $(PANDAS),"$(PANDAS)")
-	@touch $(BIN)/trex
+	@touch $(BIN)/trex $(VENV)/.trex-demo
 
 setup: $(BIN)/trex
 
-demo: setup  ## summary, reformat linters and two HTML reports of NVIDIA's ResNet18 Q/DQ engines (out/demo)
+demo: $(VENV)/.trex-demo  ## summary, reformat linters and two HTML reports of NVIDIA's ResNet18 Q/DQ engines (out/demo)
 	$(BIN)/python examples/demo.py
 
 test: setup  ## ruff, the whole test suite, the docs site, the package check, then the suite on pandas 2
@@ -37,13 +48,17 @@ package-check: setup
 	$(BIN)/twine check --strict dist/*
 	$(BIN)/python .ci/wheel_check.py dist examples/a100-resnet18-qat
 
-# The core must also work on pandas 2.x: run the suite (without the slow fuzzing) there too.
+# The core must also work on pandas 2.x: run the suite there too, without the slow fuzzing and the
+# fresh-clone installs (their venvs get the newest pandas whichever venv runs them).
 test-pandas2:
 	test -x .venv-pandas2/bin/python || $(PYTHON) -m venv .venv-pandas2
 	.venv-pandas2/bin/python -m pip install --quiet "pandas>=2,<3" numpy pytest hypothesis plotly graphviz onnx \
-		xlsxwriter openpyxl ipython ipywidgets nbformat nbclient nbconvert ipykernel playwright
+		xlsxwriter openpyxl ipython ipywidgets nbformat nbclient nbconvert ipykernel playwright matplotlib \
+		pyyaml markdown-it-py "mkdocs==1.6.1" "mkdocs-material==9.8.2" "mkdocstrings==1.0.8" "mkdocstrings-python==2.0.11" \
+		"griffelib==2.4.1"
 	.venv-pandas2/bin/python -m pip install --quiet --no-deps -e .
-	.venv-pandas2/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/test_fuzz_readers.py
+	.venv-pandas2/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/test_fuzz_readers.py \
+		--ignore=tests/test_fresh_clone.py
 
 notebooks: setup  ## every notebook 10 times in a row with a stock `jupyter nbconvert --execute`
 	$(BIN)/python notebooks/run_all.py --repeat 10

@@ -1,19 +1,21 @@
 """Execute every example notebook with a stock ``jupyter nbconvert --execute``, N times in a row.
 
 ``python notebooks/run_all.py --repeat 10``: each run is a fresh ``jupyter nbconvert`` process (its
-own kernel) in a scratch folder, bounded by ``--timeout`` seconds of wall clock for the whole run,
-which is also the cell timeout given to nbconvert: a cell that sits until its timeout (the stall
-``trex.jupyter.widgets.render_into`` explains) fails the run instead of finishing late. A run that
-errors or does not finish in time is reported and the script exits 1. This is what users get: no
-test harness, no patched client.
-The engines are the real exports beside the repository (or ``$TREX_ENGINES_DIR``).
+own kernel, started in the notebook's folder as Jupyter does, so ``../examples`` is found) that
+writes the executed copy into a scratch folder, bounded by ``--timeout`` seconds of wall clock for
+the whole run, which is also the cell timeout given to nbconvert: a cell that sits until its
+timeout (the stall ``trex.jupyter.widgets.render_into`` explains) fails the run instead of
+finishing late. A run that errors or does not finish in time is reported and the script exits 1.
+This is what users get: no test harness, no patched client.
+The notebooks read the engines in ``examples/``; when the real exports beside the repository are
+found (or ``$TREX_ENGINES_DIR`` is set), ``TREX_ENGINES_DIR`` points at them, so that the recipes
+for other TensorRT versions run too.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -52,15 +54,19 @@ def jupyter_command() -> list[str]:
     return [str(beside)] if beside.exists() else [sys.executable, "-m", "jupyter"]
 
 
-def run_one(notebook: Path, workdir: Path, timeout: float, env: dict[str, str]) -> Run:
-    """``jupyter nbconvert --to notebook --execute`` on a copy of ``notebook`` in ``workdir``."""
-    copy = workdir / notebook.name
-    shutil.copyfile(notebook, copy)
-    cmd = [*jupyter_command(), "nbconvert", "--to", "notebook", "--execute", "--inplace",
-           f"--ExecutePreprocessor.timeout={int(timeout)}", str(copy)]
+def run_one(notebook: Path, output_dir: Path, timeout: float, env: dict[str, str],
+            jupyter: list[str] | None = None, allow_errors: bool = False) -> Run:
+    """``jupyter nbconvert --to notebook --execute`` of ``notebook`` (its kernel in the notebook's
+    folder), the executed copy written into ``output_dir`` (in place when that is its folder).
+    ``jupyter``: another environment's command; ``allow_errors``: run every cell, errors kept."""
+    where = ["--inplace"] if output_dir.resolve() == notebook.parent.resolve() \
+        else ["--output-dir", str(output_dir)]
+    cmd = [*(jupyter or jupyter_command()), "nbconvert", "--to", "notebook", "--execute", *where,
+           *(["--allow-errors"] if allow_errors else []),
+           f"--ExecutePreprocessor.timeout={int(timeout)}", str(notebook)]
     start = time.monotonic()
     # A new session, so that a stalled run can be ended together with its kernel.
-    proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, cwd=notebook.parent, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         out, _ = proc.communicate(timeout=timeout)
@@ -88,10 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ)
     if "TREX_ENGINES_DIR" not in env:
         found = engines_dir()
-        if found is None:
-            print("real engine files not found: set TREX_ENGINES_DIR", file=sys.stderr)
-            return 2
-        env["TREX_ENGINES_DIR"] = str(found)
+        if found is not None:
+            env["TREX_ENGINES_DIR"] = str(found)
+        else:
+            print("note: the real engine files are not beside the repository: the notebooks use "
+                  "examples/ only (set TREX_ENGINES_DIR for the other recipes)", file=sys.stderr)
     # The kernel imports the trex of this checkout, installed or not.
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO / "src"), env.get("PYTHONPATH")) if p)
 

@@ -87,3 +87,15 @@ def write_dla_profile(path, rows=DLA_ROWS, count: int = 399):
     path.write_text(json.dumps(profile))
     return path
 
+
+
+def executed_cells(notebook) -> tuple[int, int, list[str]]:
+    """An executed notebook's (code cells, cells that ran, "ename: evalue" of each failing cell);
+    empty code cells, which Jupyter does not run, are not counted."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    errors = [f"{o.ename}: {o.evalue}" for c in code for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    return len(code), sum(bool(c.get("execution_count")) for c in code), errors

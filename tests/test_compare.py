@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 import time
@@ -659,7 +660,7 @@ def test_check_regression(resnets):
     fp32, fp16, qat, _, qgap = resnets
     slower = check_regression([fp16, fp32], 50.0, names=["fp16", "fp32"])
     assert slower.failed and slower.slower_pct == pytest.approx(108.86, abs=0.01)
-    assert "fp32 2.124 ms vs fp16 1.017 ms, 108.9% slower; FAIL" in slower.message
+    assert "fp32 2.1238 ms vs fp16 1.0168 ms, 108.9% slower; FAIL" in slower.message
     faster = check_regression([qat, qgap], 0.0)
     assert not faster.failed and faster.slower_pct == pytest.approx(-38.6, abs=0.1)
     tput = check_regression([fp16, fp32], 100.0, "throughput")
@@ -676,8 +677,12 @@ def test_cli_compare_table(engines, capsys):
     assert main(["compare", *paths, "--top", "4"]) == 0
     out = capsys.readouterr().out
     assert "A  a100-resnet18-qat " in out and "C  a100-resnet18-qat-residual-qgap" in out
-    assert "latency (ms, sum of layers)         1.0957" in out
-    assert "precision mix (layers)              INT8 21, FP16 11, FP32 3" in out
+    assert "latency (ms, sum of layers)       1.0957" in out
+    assert "precision mix (layers)            INT8 21, FP16 11, FP32 3" in out
+    # One text form per quantity, as trex summary prints them (JSON keeps the numbers).
+    assert re.search(r"^weights +11,702,112 B +11,702,112 B +11,702,112 B$", out, flags=re.M)
+    assert re.search(r"^throughput \(qps, trtexec\) +1130\.01 ", out, flags=re.M)
+    assert re.search(r"^compute capability +8\.0 +8\.0 +8\.0$", out, flags=re.M)
     assert "Reformat     0.2785  0.1157  0.0952        12         3         1     2.4071" in out
     assert "A     B      0    22          3         0            10           0" in out
     assert "(C vs A; 4 of 35 rows)" in out
@@ -693,12 +698,12 @@ def test_cli_compare_short_names_and_gate_failure(engines, capsys):
     assert main(["compare", *paths, "--names", "fp16,fp32", "--fail-if-slower", "50"]) == 1
     out = capsys.readouterr().out
     assert "Convolution   0.8571   1.9753           21           21        0.4339" in out
-    assert ("Regression gate: total latency (sum of the layers' average latencies): fp32 2.124 ms "
-            "vs fp16 1.017 ms, 108.9% slower; FAIL: more than 50% slower") in out
+    assert ("Regression gate: total latency (sum of the layers' average latencies): fp32 2.1238 ms "
+            "vs fp16 1.0168 ms, 108.9% slower; FAIL: more than 50% slower") in out
     assert main(["compare", *paths, "--fail-if-slower", "110"]) == 0
     assert "ok (limit 110% slower)" in capsys.readouterr().out
     assert main(["compare", *paths[::-1], "--fail-if-slower", "0", "--metric", "throughput"]) == 0
-    assert "throughput: a100-resnet18-fp16 1155 qps vs a100-resnet18-fp32 499.3 qps, 56.8% faster" \
+    assert "throughput: a100-resnet18-fp16 1155.36 qps vs a100-resnet18-fp32 499.29 qps, 56.8% faster" \
         in capsys.readouterr().out
 
 

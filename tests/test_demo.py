@@ -70,6 +70,8 @@ def test_demo_prints_summary_findings_and_report_paths(tmp_path, capsys, monkeyp
     assert re.findall(r"== (\S+): \d+ findings", out) == ENGINE_NAMES
     assert [int(n) for n in re.findall(r"reformats=(\d+), layers=", out)] == [12, 3, 1]
     assert "Reformat layers take 25.4 %" in out and "QuantizeLinear_15" in out
+    # ... 25.4 % -> 15.8 % -> 14.2 % of the latency, as the README says.
+    assert [float(x) for x in re.findall(r"Reformat layers take ([\d.]+) %", out)] == [25.4, 15.8, 14.2]
     # The two reports, printed as file:// links at the end.
     assert out.rstrip().endswith(f"one engine:  {one.as_uri()}\n  comparison:  {comparison.as_uri()}")
 

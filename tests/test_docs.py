@@ -24,7 +24,7 @@ DOCS = ROOT / "docs"
 API_MODULES = [
     "trex", "trex.errors", "trex.model", "trex.model.plan", "trex.model.facts",
     "trex.model.tensor_format", "trex.model.profiles", "trex.model.validation",
-    "trex.model.control_flow",
+    "trex.model.control_flow", "trex.model.query",
     "trex.formats", "trex.formats.registry", "trex.formats.records", "trex.formats.discovery",
     "trex.formats.layer_info", "trex.formats.layer_dump", "trex.formats.profile",
     "trex.formats.timings", "trex.formats.metadata", "trex.formats.trtexec_log", "trex.formats.log",

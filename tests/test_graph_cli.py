@@ -103,7 +103,7 @@ def test_missing_graphviz_message(mobilenet, tmp_path, monkeypatch, capsys):
     assert "Graphviz" in err and "apt-get install graphviz" in err
     # SVG needs no Graphviz: trex's own layout takes over.
     assert main(["draw", mobilenet, "-o", str(tmp_path / "x.svg")]) == 0
-    assert "trex layered layout" in capsys.readouterr().out
+    assert "trex's own layout" in capsys.readouterr().out
 
 
 def test_unwritable_output(mobilenet, tmp_path, capsys):

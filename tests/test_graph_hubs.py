@@ -137,7 +137,7 @@ def test_budget_exceeded_falls_back_with_a_note(engines, tmp_path, capsys):
     out, err = capsys.readouterr()
     notes = [line for line in err.splitlines() if line.startswith("note: ")]
     assert len(notes) == 1 and "trex's own layout instead" in notes[0]
-    assert "trex layered layout" in out
+    assert "trex's own layout" in out
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "abc"])

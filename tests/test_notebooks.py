@@ -3,17 +3,20 @@
 The runs are bounded (``notebooks/run_all.py``): a cell that waits for its timeout fails the run. The
 report card is also run in-process by a stock nbclient to check the cause of the old stalls is gone:
 the client must never write to the kernel's shell socket while a cell runs (see
-``trex.jupyter.widgets.render_into``).
+``trex.jupyter.widgets.render_into``). Here ``TREX_ENGINES_DIR`` names the real exports, so that
+api-examples' recipes for other TensorRT versions run; tests/test_fresh_clone.py runs the same
+notebooks on a fresh clone with examples/ only.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-from helpers import require_module
+from helpers import executed_cells, require_module
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
@@ -44,6 +47,15 @@ def test_all_four_notebooks_exist():
                                            "engine_report_card.ipynb", "compare_engines.ipynb"}
 
 
+def _copy(path: Path, tmp_path: Path) -> Path:
+    """The notebook in a scratch ``notebooks/`` folder (what it writes stays there)."""
+    folder = tmp_path / "notebooks"
+    folder.mkdir(exist_ok=True)
+    shutil.copyfile(path, folder / path.name)
+    return folder / path.name
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_with_jupyter_nbconvert(engines, path, tmp_path):
     nbformat = require_module("nbformat")
@@ -51,12 +63,21 @@ def test_notebook_runs_with_jupyter_nbconvert(engines, path, tmp_path):
     require_module("ipykernel")
     run_all = _run_all()
     env = {**os.environ, "TREX_ENGINES_DIR": str(engines), "PYTHONPATH": str(run_all.REPO / "src")}
-    run = run_all.run_one(path, tmp_path, RUN_LIMIT, env)
+    copy = _copy(path, tmp_path)
+    run = run_all.run_one(copy, tmp_path, RUN_LIMIT, env)
     assert run.ok, run.detail
     nb = nbformat.read(tmp_path / path.name, as_version=4)
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(c.get("execution_count") for c in code_cells)
-    assert not [o for c in code_cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    cells, ran, errors = executed_cells(tmp_path / path.name)
+    assert ran == cells > 5 and errors == []
+    if path.stem == "api-examples":
+        # The recipes for other TensorRT versions ran: a multi-profile log, Myelin, names-only, 7.x.
+        text = "".join(str(o.get("data", {}).get("text/plain", "")) + str(o.get("text", ""))
+                       for c in code_cells for o in c.get("outputs", []))
+        assert "set TREX_ENGINES_DIR" not in text
+        assert "([0, 1], 13, 'node_conv2d + node_relu [profile 1]')" in text  # multi-profile log
+        assert "(840,\n False," in text  # DETR, names only
+        assert "[1520, 708, 426, 239, 129, 68, 36]" in text  # TensorRT 7's seven runs
     if path.stem == "engine_report_card":
         # Dropdowns were shown, and each one's output area holds its first chart, table or graph.
         kinds = {k for c in code_cells for o in c.get("outputs", []) for k in o.get("data", {})}
@@ -66,9 +87,30 @@ def test_notebook_runs_with_jupyter_nbconvert(engines, path, tmp_path):
         shown = {k for a in areas for o in a["outputs"] for k in o.get("data", {})}
         assert {"application/vnd.plotly.v1+json", "image/svg+xml", "text/html"} <= shown
     if path.stem == "tutorial":
-        assert (tmp_path / "mobilenet.svg").is_file()  # the notebook's drawing, in its folder
+        assert (copy.parent / "out" / "resnet18-qat.svg").is_file()  # its drawing, beside it
 
 
+@pytest.mark.slow
+def test_missing_engines_name_the_variable(tmp_path):
+    """TREX_ENGINES_DIR set to a folder without the engines, examples/ not beside the notebook:
+    the first cell that needs an engine fails with a message naming the variable."""
+    require_module("nbconvert")
+    require_module("ipykernel")
+    run_all = _run_all()
+    empty = tmp_path / "no-engines"
+    empty.mkdir()
+    env = {**os.environ, "TREX_ENGINES_DIR": str(empty), "PYTHONPATH": str(run_all.REPO / "src")}
+    copy = _copy(NOTEBOOKS_DIR / "tutorial.ipynb", tmp_path)
+    run = run_all.run_one(copy, tmp_path, RUN_LIMIT, env, allow_errors=True)
+    assert run.ok, run.detail
+    cells, ran, errors = executed_cells(tmp_path / "tutorial.ipynb")
+    assert ran == cells and len(errors) >= 1
+    assert errors[0].startswith("FileNotFoundError: engine folder 'a100-resnet18-qat' is neither "
+                                f"in TREX_ENGINES_DIR ({empty}) nor in examples/")
+    assert "set TREX_ENGINES_DIR to a folder of engine folders that holds it" in errors[0]
+
+
+@pytest.mark.slow
 def test_report_card_client_never_writes_to_the_shell_while_a_cell_runs(engines, tmp_path, monkeypatch):
     """The old stall: nbclient answered ``with out:`` captures on the shell socket mid-cell."""
     nbformat = require_module("nbformat")

@@ -160,7 +160,7 @@ def test_verb_on_worst_case(cases, tmp_path, case, args):
         warning = next(line for line in run.stderr.splitlines() if "Throughput" in line)
         assert "more characters)" in warning and len(warning) < 2200
     if case == "hub10k" and verb == "draw":
-        assert "trex layered layout" in run.stdout and 'class="bus"' in \
+        assert "trex's own layout" in run.stdout and 'class="bus"' in \
             (tmp_path / "d.svg").read_text()
     if case == "one_line_log":
         assert run.returncode == 2 and "no TensorRT build records" in run.stderr

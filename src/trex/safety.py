@@ -6,6 +6,7 @@ spreadsheet formulas, plotly markup or path separators. One function per destina
 * :func:`terminal_text`: control characters, ESC/OSC sequences and bidi overrides made visible;
 * :func:`spreadsheet_cell`: a leading ``= + - @ TAB CR`` neutralised with ``'`` (OWASP CSV injection);
 * :func:`plotly_text` (and :func:`escape_figure` for a figure's traces): plotly's HTML subset escaped;
+* :func:`markdown_text`: Markdown and HTML punctuation escaped, mentions broken, one line (CI summaries);
 * :func:`safe_filename`: a bare, bounded file name from data;
 * :func:`atomic_write`: a temporary file in the same folder renamed into place (never a truncated file);
 * :func:`number_option`: argparse types for finite numbers in a range.
@@ -24,8 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_write", "escape_figure", "number_option", "plotly_text", "safe_filename",
-           "spreadsheet_cell", "terminal_text"]
+__all__ = ["atomic_write", "escape_figure", "markdown_text", "number_option", "plotly_text",
+           "safe_filename", "spreadsheet_cell", "terminal_text"]
 
 # ------------------------------------------------------------------------------------ terminals
 # Unicode categories a terminal may act on: controls (C0, DEL, C1 incl. CSI/OSC introducers),
@@ -58,6 +59,22 @@ def terminal_text(value: Any, keep_newlines: bool = False) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+# ------------------------------------------------------------------------------------ Markdown
+# The characters that start Markdown (GitHub's) constructs inside a line: links and images,
+# emphasis, code, HTML and entities, table cells, strikethrough, math and headings. A backslash
+# makes each literal (CommonMark escapes any ASCII punctuation).
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]()<>#!|~&{}$])")
+
+
+def markdown_text(value: Any) -> str:
+    """``value`` as literal text inside Markdown (a GitHub job summary, a pull-request comment, a
+    table cell): control characters shown as escapes (:func:`terminal_text`, so a newline cannot
+    end a table row), ASCII punctuation backslash-escaped (no link, image, HTML, emphasis or
+    ``|``), and ``@`` followed by a word joiner so that a name never mentions anyone."""
+    text = terminal_text(value)
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text).replace("@", "@\u2060")
 
 
 # --------------------------------------------------------------------------------- spreadsheets

@@ -9,11 +9,29 @@ from typing import Any
 import pandas as pd
 
 from .. import compare as views
+from ..display import bytes_text, throughput_text
 from ..errors import InputError
 from ..model.plan import EnginePlan
-from ..safety import number_option, terminal_text
-from .options import add_profile_options, add_profiles_option, engine_labels, load_plans
-from .output import add_format_options, csv_options, csv_text, stdout_for, text_table, to_json, warn
+from ..safety import markdown_text, number_option, terminal_text
+from . import markdown
+from .options import (
+    add_profile_options,
+    add_profiles_option,
+    engine_labels,
+    expand_engine_folders,
+    load_plans,
+    print_notes,
+)
+from .output import (
+    FORMATS,
+    add_format_options,
+    csv_options,
+    csv_text,
+    stdout_for,
+    text_table,
+    to_json,
+    warn,
+)
 from .progress import progress
 
 _SHORT = 12  # longer display names become the engines' letters in text tables
@@ -34,7 +52,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "compare", help="compare two or more engines (layers aligned, regression gate)",
         description="Compare engines side by side: summary, latency per layer type and precision, "
                     "aligned layers (largest regressions first) and ONNX nodes. Each ENGINE is an "
-                    "engine prefix, a folder or any of its files; the first is the baseline.",
+                    "engine prefix, a folder or any of its files (a folder of engine folders "
+                    "stands for each of them, in name order); the first is the baseline.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="+", metavar="ENGINE")
     parser.add_argument("--names", default=None,
@@ -52,7 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="what --fail-if-slower compares (default: total)")
     add_profile_options(parser)
     add_profiles_option(parser)
-    add_format_options(parser)
+    add_format_options(parser, (*FORMATS, "markdown"))
     parser.set_defaults(run=run)
 
 
@@ -83,6 +102,24 @@ def _layers_for_text(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     return df[cols]
 
 
+_BYTES_ROWS = {"weights (bytes)": "weights", "activations (bytes, per layer I/O)":
+               "activations (per layer I/O)", "activation footprint (bytes)": "activation footprint"}
+
+
+def _summary_for_text(df: pd.DataFrame) -> pd.DataFrame:
+    """The summary's rows as text shows them in every command: byte counts grouped with their
+    unit, throughput with two decimals (JSON and CSV keep the numbers)."""
+    out = df.copy()
+    for i, label in enumerate(out["attribute"]):
+        values = out.iloc[i, 1:]
+        if label in _BYTES_ROWS:
+            out.iloc[i, 1:] = [bytes_text(v) for v in values]
+            out.iloc[i, 0] = _BYTES_ROWS[label]
+        elif label.startswith("throughput"):
+            out.iloc[i, 1:] = [throughput_text(v) for v in values]
+    return out
+
+
 def _onnx_note(missing: list[str], names: list[str]) -> str:
     if not missing:
         return ""
@@ -92,16 +129,63 @@ def _onnx_note(missing: list[str], names: list[str]) -> str:
     return (f"{', '.join(missing)}: no ONNX node names in the layers (Metadata needs TensorRT "
             "8.6+ with --profilingVerbosity=detailed); their columns are empty")
 
+def _engines_table(labels: list[str], paths: list[str], plans: list[EnginePlan],
+                   letters: bool = True) -> pd.DataFrame:
+    """Which engine each column is: its letter (the text tables' short names), label, path."""
+    head = {"": [views.engine_letter(k) for k in range(len(plans))]} if letters else {}
+    return pd.DataFrame({**head, "name": labels, "engine": [p.name for p in plans], "path": paths})
+
+
+def _sections(report: dict[str, Any], names: list[str]) -> list[tuple[str, pd.DataFrame]]:
+    """The comparison's tables with their titles, as the table and Markdown formats show them."""
+    sections = [
+        ("Summary", _summary_for_text(report["summary"])),
+        (f"Latency by layer type (ms; speedup = {names[0]} / engine)", report["by_type"]),
+        (f"Latency by precision (ms; speedup = {names[0]} / engine over aligned layers in "
+         "that precision in both, of which 'pairs')", report["by_precision"]),
+        ("Layer alignment of consecutive engines (pairs per match kind)", report["alignment"]),
+        (f"Aligned layers, largest regressions first ({names[-1]} vs {names[0]}; "
+         f"{len(report['layers'])} of {report['aligned_rows']} rows)",
+         _layers_for_text(report["layers"], names)),
+    ]
+    if len(report["onnx_nodes"]):
+        sections.append((f"ONNX nodes, largest regressions first ({names[-1]} vs {names[0]}; a "
+                         "fused layer counts for each of its nodes)", report["onnx_nodes"]))
+    return sections
+
+
+def _markdown(report: dict[str, Any], names: list[str], paths: list[str],
+              plans: list[EnginePlan], note: str) -> str:
+    """The comparison in Markdown, the gate's verdict first (what a CI reader looks for)."""
+    gate = report["gate"]
+    parts = [markdown.heading(3, f"trex compare: {' vs '.join(names)}"), ""]
+    if gate is not None:
+        verdict = "❌ **Regression gate failed**" if gate.failed else "✅ **Regression gate passed**"
+        parts += [f"{verdict}: {markdown_text(gate.message)}", ""]
+    parts += [markdown.section("Engines (the first is the baseline)",
+                               markdown.table(_engines_table(names, paths, plans, False)))]
+    parts += [markdown.section(title, markdown.table(df)) for title, df in _sections(report, names)]
+    if note:
+        parts.append(f"ONNX nodes: {markdown_text(note)}\n")
+    return "\n".join(parts)
+
+
 _TOO_FEW = ("compare needs at least two engines (or --profiles on an engine with several "
             "optimisation profiles)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the comparison; 1 if the regression gate fails."""
-    if len(args.paths) < 2 and not args.each_profile:  # refused before a big plan loads
+    given, notes = expand_engine_folders(args.paths)
+    if notes and args.fail_if_slower is not None:
+        raise InputError(None, f"{notes[0].split(' is a folder', 1)[0]} is a folder of engine "
+                               "folders: the gate needs the baseline and the candidate in order, "
+                               "so name them (trex compare BASE NEW --fail-if-slower PCT)")
+    print_notes(notes)
+    if len(given) < 2 and not args.each_profile:  # refused before a big plan loads
         raise InputError(None, _TOO_FEW)
     with progress("trex compare") as shown:
-        plans, paths = load_plans(args.paths, args, lambda path: shown.step(f"loading {path}"))
+        plans, paths = load_plans(given, args, lambda path: shown.step(f"loading {path}"))
         if len(plans) < 2:
             raise InputError(None, _TOO_FEW)
         shown.layers(sum(len(plan.df) for plan in plans))
@@ -135,28 +219,13 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         for key in ("summary", "by_type", "by_precision", "alignment", "layers", "onnx_nodes"):
             out.write(f"# {key}\n{csv_text(report[key], **csv_options(args))}")
+    elif args.format == "markdown":
+        out.write(_markdown(report, names, paths, plans, note))
     else:
         out.write("Engines (first = baseline):\n")
-        out.write(text_table(pd.DataFrame({
-            "": [views.engine_letter(k) for k in range(len(plans))],
-            "name": labels,
-            "engine": [p.name for p in plans], "path": paths})) + "\n")
-        sections = [
-            ("Summary", report["summary"]),
-            (f"Latency by layer type (ms; speedup = {names[0]} / engine)", report["by_type"]),
-            (f"Latency by precision (ms; speedup = {names[0]} / engine over aligned layers in "
-             "that precision in both, of which 'pairs')", report["by_precision"]),
-            ("Layer alignment of consecutive engines (pairs per match kind)", report["alignment"]),
-            (f"Aligned layers, largest regressions first ({names[-1]} vs {names[0]}; "
-             f"{len(report['layers'])} of {report['aligned_rows']} rows)",
-             _layers_for_text(report["layers"], names)),
-        ]
-        for title, df in sections:
+        out.write(text_table(_engines_table(labels, paths, plans)) + "\n")
+        for title, df in _sections(report, names):
             out.write(f"\n{title}:\n{text_table(df, max_width=60)}\n")
-        if len(report["onnx_nodes"]):
-            out.write(f"\nONNX nodes, largest regressions first ({names[-1]} vs {names[0]}; a "
-                      f"fused layer counts for each of its nodes):\n"
-                      f"{text_table(report['onnx_nodes'], max_width=60)}\n")
         if note:
             out.write(f"\nONNX nodes: {note}\n")
         if gate is not None:

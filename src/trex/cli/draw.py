@@ -33,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Draw an engine graph. PATH is an engine prefix, a folder or any of its files. "
                     "--layout auto predicts Graphviz `dot`'s time from the graph (nodes, labelled "
                     "edges, long edges) and uses `dot` where it is fast, within a time budget, and "
-                    "trex's own layered layout elsewhere (SVG, no Graphviz needed). A tensor that "
+                    "trex's own layout elsewhere (SVG, no Graphviz needed). A tensor that "
                     "feeds many layers (an attention mask) is drawn as a bus.")
     parser.add_argument("path", metavar="PATH")
     parser.add_argument("--profiling_json", "-pj", default=None,
@@ -54,9 +54,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="write region names (implies --display_regions)")
     parser.add_argument("--beam", "-b", type=parse_beam, default=None, metavar="NAME,RADIUS",
                         help="draw only the layers within RADIUS hops of layer NAME")
-    parser.add_argument("--query", "-q", default=None, metavar="REGEX",
-                        help="draw only the layers whose name, metadata or attributes match REGEX, "
-                             "with their neighbours")
+    parser.add_argument("--query", "-q", default=None, metavar="QUERY",
+                        help="draw only the layers that match every term of QUERY, with their "
+                             "neighbours: key:value (type:Reformat, precision:FP32), key:~regex "
+                             "(name:~layer4), or a plain word (a regex searched in names, ONNX "
+                             "nodes, types and attributes)")
     parser.add_argument("--remove_disconnected", "-rd", action="store_true",
                         help="leave out layers without tensors (shape_call, ...), as TREx did")
     parser.add_argument("--color-by", dest="color_by", default="type",
@@ -146,7 +148,7 @@ def _draw(args: argparse.Namespace, plan: EnginePlan, shown: Progress) -> int:
     shown.clear()
     if result.note:
         print(f"note: {result.note}", file=sys.stderr)
-    how = {"dot": "Graphviz dot", "layered": "trex layered layout", "source": "DOT source"}
+    how = {"dot": "Graphviz dot", "layered": "trex's own layout", "source": "DOT source"}
     print(f"Created file://{result.path} ({result.nodes} nodes, {result.edges} edges, "
           f"{how[result.method]}, {result.seconds:.2f} s)")
     return 0

@@ -6,21 +6,34 @@ import argparse
 
 import pandas as pd
 
+from ..display import bytes_text, is_bytes_key
 from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
 from ..lint.base import findings_frame
 from ..model.plan import EnginePlan
 from ..safety import number_option, terminal_text
-from .output import add_format_options, csv_options, csv_text, format_value, stdout_for, text_table, to_json
+from . import markdown
+from .options import expand_engine_folders, print_notes
+from .output import (
+    FORMATS,
+    add_format_options,
+    csv_options,
+    csv_text,
+    format_value,
+    stdout_for,
+    text_table,
+    to_json,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "lint", help="find performance hazards in one or more engines",
         description="Run trex's linters on engines. PATH is an engine prefix, a folder, or any of "
-                    "its files. Exit status: 0, or 1 when --fail-on finds a finding at or above "
+                    "its files; a folder of engine folders stands for each of them. Exit status: "
+                    "0, or 1 when --fail-on finds a finding at or above "
                     "that severity, 2 on bad input.")
     parser.add_argument("paths", nargs="+", metavar="PATH")
-    add_format_options(parser)
+    add_format_options(parser, (*FORMATS, "markdown"))
     parser.add_argument("--fail-on", choices=("warning", "error"), default=None,
                         help="exit 1 if a finding of this severity or worse exists")
     parser.add_argument("--min-severity", choices=SEVERITIES, default="info",
@@ -35,12 +48,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _evidence(evidence: dict) -> str:
-    return ", ".join(f"{k}={format_value(v) if isinstance(v, float) else v}" for k, v in evidence.items())
+    """``key=value`` pairs; byte counts grouped with their unit, as every command shows them."""
+    def text(key: str, value: object) -> str:
+        if is_bytes_key(key):
+            return bytes_text(value)
+        return format_value(value) if isinstance(value, float) else str(value)
+
+    return ", ".join(f"{k}={text(k, v)}" for k, v in evidence.items())
 
 
 def run(args: argparse.Namespace) -> int:
     reports = []
-    for path in args.paths:
+    paths, notes = expand_engine_folders(args.paths)
+    print_notes(notes)
+    for path in paths:
         plan = EnginePlan.from_path(path, profile_id=args.profile_id)
         reports.append(lint_report(plan, args.linter))
     failed = bool(args.fail_on) and any(report.fails(args.fail_on) for report in reports)
@@ -65,17 +86,30 @@ def run(args: argparse.Namespace) -> int:
             frames.append(df.assign(engine=report.plan_name)[["engine", *df.columns]])
         out.write(csv_text(pd.concat(frames, ignore_index=True), **csv_options(args)))
         return 1 if failed else 0
+    if args.format == "markdown" and args.fail_on:
+        verdict = "❌ **Lint gate failed**" if failed else "✅ **Lint gate passed**"
+        out.write(f"{verdict}: {'a' if failed else 'no'} finding at {args.fail_on} or worse "
+                  f"(--fail-on {args.fail_on})\n\n")
     for report in reports:
         shown = [f for f in report.findings if severity_at_least(f.severity, args.min_severity)]
         by_level = {level: sum(f.severity == level for f in report.findings) for level in SEVERITIES}
-        out.write(f"== {report.plan_name}: {len(report.findings)} findings "
-                  f"({', '.join(f'{v} {k}' for k, v in reversed(by_level.items()))}) ==\n")
+        title = (f"{report.plan_name}: {len(report.findings)} findings "
+                 f"({', '.join(f'{v} {k}' for k, v in reversed(by_level.items()))})")
+        columns = ["severity", "linter", "layer", "hazard", "evidence"]
+        if args.verbose:
+            columns += ["mitigation", "help"]
+        df = findings_frame(sorted(shown, key=lambda f: -SEVERITIES.index(f.severity)))
+        df["evidence"] = [_evidence(e) for e in df["evidence"]]
+        if args.format == "markdown":
+            out.write(f"{markdown.heading(3, title)}\n\n")
+            if shown:
+                out.write(markdown.table(df[columns], max_width=200 if args.verbose else 120) + "\n")
+            if report.notes:
+                out.write("\n" + markdown.bullet_list(report.notes, "note: ") + "\n")
+            out.write("\n")
+            continue
+        out.write(f"== {title} ==\n")
         if shown:
-            df = findings_frame(sorted(shown, key=lambda f: -SEVERITIES.index(f.severity)))
-            df["evidence"] = [_evidence(e) for e in df["evidence"]]
-            columns = ["severity", "linter", "layer", "hazard", "evidence"]
-            if args.verbose:
-                columns += ["mitigation", "help"]
             out.write(text_table(df[columns], max_width=200 if args.verbose else 60) + "\n")
         for note in report.notes:
             out.write(f"note: {terminal_text(note)}\n")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import InputError
-from ..formats.discovery import engine_prefix
+from ..formats.discovery import engine_folders, engine_prefix
 from ..model.plan import EnginePlan
-from ..safety import number_option
+from ..safety import number_option, terminal_text
 
 
 def add_profile_options(parser: argparse.ArgumentParser, what: str = "a profile file") -> None:
@@ -26,6 +27,28 @@ def add_profiles_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profiles", action="store_true", dest="each_profile",
                         help="use every optimisation profile of each engine as an engine of its "
                              "own (e.g. the prefill and decode profiles of one LLM engine)")
+
+
+def expand_engine_folders(paths: list[str]) -> tuple[list[str], list[str]]:
+    """The paths with each folder of engine folders replaced by its engines (in name order), and
+    one note per folder so replaced: ``summary``, ``lint``, ``compare`` and ``report`` take each."""
+    expanded: list[str] = []
+    notes: list[str] = []
+    for path in paths:
+        inside = engine_folders(path)
+        if not inside:
+            expanded.append(path)
+            continue
+        expanded += [str(folder) for folder in inside]
+        notes.append(f"{path} is a folder of {len(inside)} engine folders; each is used, in name "
+                     f"order: {', '.join(folder.name for folder in inside)}")
+    return expanded, notes
+
+
+def print_notes(notes: list[str]) -> None:
+    """``note: ...`` lines on standard error, control characters shown as escapes."""
+    for note in notes:
+        print(terminal_text(f"note: {note}"), file=sys.stderr)
 
 
 def load_plans(paths: list[str], args: argparse.Namespace,

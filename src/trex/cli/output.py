@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 import pandas as pd
 
+from ..display import cut_text, fit_column
 from ..jsonable import json_value
 from ..model.facts import MISSING
 from ..safety import spreadsheet_cell, terminal_text
@@ -51,11 +52,14 @@ def format_value(value: Any) -> str:
 
 
 def text_table(df: pd.DataFrame, max_width: int = 70) -> str:
-    """An aligned plain-text table; long cells are cut with an ellipsis, control characters shown
-    as escapes (``\\x1b``) so that no cell can move the cursor, recolour or retitle the terminal."""
+    """An aligned plain-text table; long cells are cut with an ellipsis (never inside a number,
+    keeping what tells a column's values apart: :func:`trex.display.fit_column`), control
+    characters shown as escapes (``\\x1b``) so that no cell can move the cursor, recolour or
+    retitle the terminal."""
     headers = [terminal_text(c) for c in df.columns]
-    rows = [[_cut(terminal_text(format_value(v)), max_width) for v in row]
-            for row in df.itertuples(index=False)]
+    columns = [fit_column([terminal_text(format_value(v)) for v in df.iloc[:, i]], max_width)
+               for i in range(len(df.columns))]
+    rows = [list(cells) for cells in zip(*columns)] if columns else []
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
     numeric = [pd.api.types.is_numeric_dtype(df.iloc[:, i]) for i in range(len(df.columns))]
 
@@ -155,8 +159,5 @@ def _isatty(stream: Any) -> bool:
 
 
 def _cut(text: str, width: int) -> str:
-    """Shorten in the middle: kernel and layer names differ at their ends (tile sizes, suffixes)."""
-    if len(text) <= width:
-        return text
-    head = (width - 1) * 3 // 5
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+    """Shorten in the middle, never inside a number (:func:`trex.display.cut_text`)."""
+    return cut_text(text, width)

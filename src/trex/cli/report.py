@@ -8,7 +8,14 @@ import time
 
 from ..errors import InputError
 from ..safety import safe_filename
-from .options import add_profile_options, add_profiles_option, engine_labels, load_plans
+from .options import (
+    add_profile_options,
+    add_profiles_option,
+    engine_labels,
+    expand_engine_folders,
+    load_plans,
+    print_notes,
+)
 from .output import warn
 from .progress import progress
 
@@ -20,7 +27,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Write one HTML file that opens offline from file:// (no server, no network): "
                     "header, charts, a searchable layer table, the interactive engine graph, "
                     "linter findings and, with several engines, their comparison (the first is "
-                    "the baseline). Each PATH is an engine prefix, a folder or any of its files.")
+                    "the baseline). Each PATH is an engine prefix, a folder or any of its files; a "
+                    "folder of engine folders stands for each of them, in name order.")
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("--output", "-o", default=None,
                         help="output file (default: <engine name>.report.html, or "
@@ -57,8 +65,10 @@ def _run(args: argparse.Namespace) -> int:
     from ..html_report import write_report
 
     start = time.perf_counter()
+    given, notes = expand_engine_folders(args.paths)
+    print_notes(notes)
     with progress("trex report") as shown:
-        plans, paths = load_plans(args.paths, args, lambda path: shown.step(f"loading {path}"))
+        plans, paths = load_plans(given, args, lambda path: shown.step(f"loading {path}"))
         shown.layers(sum(len(plan.df) for plan in plans))
         labels = engine_labels(paths, plans, args.names)
         shown.clear()

@@ -7,15 +7,27 @@ import argparse
 from .. import summary as views
 from ..model.plan import EnginePlan
 from ..safety import number_option, terminal_text
-from .options import add_profile_options
-from .output import add_format_options, csv_options, csv_text, kv_table, stdout_for, text_table, to_json, warn
+from . import markdown
+from .options import add_profile_options, expand_engine_folders, print_notes
+from .output import (
+    FORMATS,
+    add_format_options,
+    csv_options,
+    csv_text,
+    kv_table,
+    stdout_for,
+    text_table,
+    to_json,
+    warn,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "summary", help="summarize one or more engines",
         description="Summarize engines. PATH is an engine prefix, a folder, or any of its files "
-                    "(layer JSON, profile, metadata, log).")
+                    "(layer JSON, profile, metadata, log); a folder of engine folders stands for "
+                    "each of them.")
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("--profiling_json", "-pj", default=None,
                         help="profile JSON to use (default: found next to the layer file)")
@@ -26,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="group tactics by kernel family (drop the _0x... hash)")
     parser.add_argument("--top", "-n", type=number_option(int, 0), default=10,
                         help="number of slowest layers")
-    add_format_options(parser)
+    add_format_options(parser, (*FORMATS, "markdown"))
     parser.set_defaults(run=run)
 
 
@@ -41,7 +53,9 @@ def load(path: str, args: argparse.Namespace) -> EnginePlan:
 
 def run(args: argparse.Namespace) -> int:
     sections = []
-    for path in args.paths:
+    paths, notes = expand_engine_folders(args.paths)
+    print_notes(notes)
+    for path in paths:
         plan = load(path, args)
         sections.append((plan, {
             "by_type": views.latency_by_type(plan),
@@ -51,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
             "tactics": views.tactic_summary(plan, args.group_tactics, args.sort_key),
         }))
     out = stdout_for(args.format)
+    if args.format == "markdown":
+        out.write("\n".join(_markdown(plan, tables, args.top) for plan, tables in sections))
+        return 0
     if args.format == "json":
         out.write(to_json([{**views.model_summary(plan), **tables} for plan, tables in sections]))
         out.write("\n")
@@ -80,3 +97,21 @@ def run(args: argparse.Namespace) -> int:
             warn(plan.name, warning)
         out.write("\n")
     return 0
+
+
+def _markdown(plan: EnginePlan, tables: dict, top: int) -> str:
+    """One engine's summary in Markdown: the header facts, then each table, then warnings."""
+    parts = [markdown.heading(3, plan.name), "", markdown.pairs(views.headline_rows(plan)), ""]
+    for title, section in (("Device", views.device_rows(plan)),
+                           ("Builder configuration", plan.builder_cfg),
+                           ("Performance summary (trtexec)", views.performance_rows(plan))):
+        if section:
+            parts.append(markdown.section(title, markdown.pairs(section)))
+    for title, df in (("Latency by type", tables["by_type"]),
+                      ("Latency by precision", tables["by_precision"]),
+                      (f"Slowest {top} layers", tables["slowest"]),
+                      ("Tactics", tables["tactics"])):
+        parts.append(markdown.section(title, markdown.table(df)))
+    if plan.warnings:
+        parts.append(markdown.bullet_list(plan.warnings, "warning: ") + "\n")
+    return "\n".join(parts)

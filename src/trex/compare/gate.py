@@ -60,8 +60,10 @@ class RegressionCheck:
                   else "no change")
         verdict = (f"FAIL: more than {self.threshold_pct:g}% slower" if self.failed
                    else f"ok (limit {self.threshold_pct:g}% slower)")
-        return (f"{m.description}: {self.last_name} {self.last:.4g} {m.unit} vs "
-                f"{self.first_name} {self.first:.4g} {m.unit}, {change}; {verdict}")
+        # As every table shows them: milliseconds with four decimals, throughput with two.
+        digits = 2 if m.unit == "qps" else 4
+        return (f"{m.description}: {self.last_name} {self.last:.{digits}f} {m.unit} vs "
+                f"{self.first_name} {self.first:.{digits}f} {m.unit}, {change}; {verdict}")
 
 
 def check_regression(plans: Sequence[EnginePlan], threshold_pct: float, metric: str = "total",

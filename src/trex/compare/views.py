@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..display import capability_text
 from ..model.facts import engine_facts, has_onnx_metadata, summary_dict
 from ..model.plan import EnginePlan
 from .align import align_plans, get_plans_names
@@ -61,7 +62,7 @@ def summary_table(plans: Sequence[EnginePlan], names: Sequence[str] | None = Non
         f["speedup"] = _ratio(first, f["latency_ms"])
         f["engine"] = f["name"]
         cc = f["compute_capability"]
-        f["compute_capability"] = f"{cc:g}" if isinstance(cc, float) else cc
+        f["compute_capability"] = capability_text(cc) if cc is not None else None
     builder_keys = list(dict.fromkeys(k for f in facts for k in f["builder_config"]))
     rows = [[label, *[f[key] for f in facts]] for key, label in _SUMMARY_ROWS.items()]
     rows += [[f"builder: {k}", *[f["builder_config"].get(k, "") for f in facts]]

@@ -94,10 +94,33 @@ def find_engine_files(path: str | os.PathLike[str], cache: InputCache | None = N
     if files.graph is None:
         if files.profile is not None:
             return files  # a profile alone still gives a names-only plan
+        inside = engine_folders(p, cache) if p.is_dir() else []
+        if inside:
+            shown = ", ".join(f.name for f in inside[:4]) + (", ..." if len(inside) > 4 else "")
+            raise InputError(path, f"is a folder of {len(inside)} engine folders ({shown}), not "
+                                   f"an engine: name one of them ({inside[0]})")
         raise InputError(path, "no layer-information file (--exportLayerInfo JSON) found")
     if prefix is None:
         files.name = engine_prefix(files.graph)
     return files
+
+
+def engine_folders(path: str | os.PathLike[str], cache: InputCache | None = None) -> list[Path]:
+    """The sub-folders of ``path`` that each hold an engine, in name order (``[]`` when none do,
+    or when ``path`` is itself an engine's folder): what a folder of engine folders contains."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return []
+    cache = cache or InputCache()
+
+    def holds_engine(where: Path) -> bool:
+        return any(_kind(cache, f) in (registry.LAYER_INFO, registry.PROFILE, registry.LOG)
+                   for f in sorted(where.iterdir()) if f.is_file())
+
+    if holds_engine(folder):
+        return []
+    return [child for child in sorted(folder.iterdir())
+            if child.is_dir() and not child.name.startswith(".") and holds_engine(child)]
 
 
 def _kind(cache: InputCache, path: Path) -> str:

@@ -1,4 +1,4 @@
-"""Subgraphs of big engines: ``beam`` (a neighbourhood) and ``query`` (regex matches).
+"""Subgraphs of big engines: ``beam`` (a neighbourhood) and ``query`` (a layer query's matches).
 
 Both work on the plan model (layers and their tensors) and return a :class:`SubPlan`, which every
 drawing function accepts like a whole plan; tensors cut by the selection become its inputs and
@@ -15,7 +15,7 @@ from ..errors import TrexError
 from ..model.graph import LayerGraph
 from ..model.layer import Layer
 from ..model.protocol import PlanLike
-from .formatters import metadata_text
+from ..model.query import QueryError, select_layers
 from .regions import binding_checker
 
 
@@ -146,30 +146,19 @@ def beam(plan: PlanLike, layer: str | int | Layer, radius: int = 1) -> SubPlan:
     return SubPlan(plan, names, {center}, f"{plan.name} beam {center} r={radius}")
 
 
-def layer_search_text(layer: Layer) -> list[str]:
-    """The strings ``query`` matches: name, metadata, type and ``key:value`` attributes."""
-    fields = [layer.name, layer.type]
-    meta = metadata_text(layer)
-    if meta:
-        fields.append(meta)
-    for key, value in layer.raw_dict.items():
-        if key not in ("Inputs", "Outputs", "Name"):
-            fields.append(f"{key}:{value}")
-    return fields
-
-
 def query(plan: PlanLike, pattern: str | re.Pattern, radius: int = 1) -> SubPlan:
-    """Layers whose name, metadata or attributes match ``pattern`` (``re.search``), highlighted,
-    plus their neighbours within ``radius`` hops (TREx's ``--query`` uses 1)."""
+    """Layers that match the query ``pattern`` (:mod:`trex.model.query`: ``type:Reformat``,
+    ``precision:FP32``, ``name:~regex`` and plain words, all of which must match; a compiled
+    regex is searched like a plain word), highlighted, plus their neighbours within ``radius``
+    hops (TREx's ``--query`` uses 1)."""
     try:
-        regex = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern)
-    except re.error as exc:
-        raise GraphQueryError(f"bad regular expression {pattern!r}: {exc}") from exc
-    matches = {layer.name for layer in plan.all_layers
-               if any(regex.search(text) for text in layer_search_text(layer))}
+        matches = {layer.name for layer in select_layers(plan.all_layers, pattern)}
+    except QueryError as exc:
+        raise GraphQueryError(str(exc)) from None
     names = set(matches)
     if radius > 0 and matches:
         succ, pred = _adjacency(plan)
         for name in matches:
             names |= _reach(name, succ, radius) | _reach(name, pred, radius)
-    return SubPlan(plan, names, matches, f"{plan.name} query {regex.pattern}")
+    text = pattern.pattern if isinstance(pattern, re.Pattern) else pattern
+    return SubPlan(plan, names, matches, f"{plan.name} query {text}")
