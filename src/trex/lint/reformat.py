@@ -132,18 +132,18 @@ class ReformatShareLinter(Linter):
             io_ms = float(sum(lat[i] for i in io if not math.isnan(lat[i])))
             pct, io_pct = self.share(ms), self.share(io_ms)
             inner = pct - io_pct  # the share the network's own layout/precision choices cause
-            hazard = f"Reformat layers take {pct:.1f} % of the engine's latency"
-            hazard += (f" ({io_pct:.1f} % converting the engine's I/O, needed with its I/O "
-                       "formats)." if io else ".")
+            hazard = f"Reformat layers take {pct:.1f} % of the engine's latency."
             out.append(self.finding(
                 ENGINE, by_share(inner, self.warning_pct, self.error_pct), hazard,
                 {"reformats": len(idx), "layers": len(layers), "reformat_ms": r(ms),
                  "total_ms": r(self.total_ms), "reformat_pct": r(pct, 2),
                  "io_reformats": len(io), "io_reformat_pct": r(io_pct, 2)},
-                "Remove conversions at their source: quantize residual branches and pooling inputs "
-                "(Q/DQ placement), keep neighbouring layers in one precision and layout"
-                + ("; the engine I/O conversions go only with --inputIOFormats/--outputIOFormats "
-                   "in the format the first and last layers use." if io else "."),
+                (f"{io_pct:.1f} % of it converts the engine's own input and output (needed with "
+                 "its I/O formats; --inputIOFormats/--outputIOFormats in the format of the first "
+                 "and last layers would move it out); the severity follows the rest. " if io
+                 else "")
+                + "Remove conversions at their source: quantize residual branches and pooling "
+                "inputs (Q/DQ placement), keep neighbouring layers in one precision and layout.",
                 "Reformats only move data; every one of them is latency the network does not need."))
         if self.plan.detailed:
             out.extend(self._chains(idx))
