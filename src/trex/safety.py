@@ -6,8 +6,8 @@ spreadsheet formulas, plotly markup or path separators. One function per destina
 * :func:`terminal_text`: control characters, ESC/OSC sequences and bidi overrides made visible;
 * :func:`spreadsheet_cell`: a leading ``= + - @ TAB CR`` neutralised with ``'`` (OWASP CSV injection);
 * :func:`plotly_text` (and :func:`escape_figure` for a figure's traces): plotly's HTML subset escaped;
-* :func:`safe_filename`: a bare, bounded file name from data;
-* :func:`atomic_write`: a temporary file in the same folder renamed into place (never a truncated file);
+* :func:`safe_filename`: a bare, bounded file name from data, and :func:`atomic_write`: every
+  output file written whole, never replacing what it must not (both from :mod:`trex.outputs`);
 * :func:`number_option`: argparse types for finite numbers in a range.
 """
 
@@ -15,23 +15,17 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import re
-import tempfile
 import unicodedata
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import IO, Any
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["atomic_write", "escape_figure", "number_option", "plotly_text", "safe_filename",
+from .outputs import HIDDEN_CATEGORIES, MAX_NAME_BYTES, atomic_write, safe_filename
+
+__all__ = ["MAX_NAME_BYTES", "atomic_write", "escape_figure", "number_option", "plotly_text", "safe_filename",
            "spreadsheet_cell", "terminal_text"]
 
 # ------------------------------------------------------------------------------------ terminals
-# Unicode categories a terminal may act on: controls (C0, DEL, C1 incl. CSI/OSC introducers),
-# format characters (bidi overrides and isolates, zero-width joiners), line/paragraph separators,
-# and lone surrogates (undecodable bytes) that would not even encode.
-_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+_HIDDEN = HIDDEN_CATEGORIES
 
 
 def _visible(char: str) -> str:
@@ -121,54 +115,6 @@ def escape_figure(fig: Any) -> Any:
                 trace[key] = escaped
         trace._trex_escaped = True
     return fig
-
-
-# ----------------------------------------------------------------------------------- file names
-MAX_NAME_BYTES = 120  # leaves room for suffixes such as ".report.html" under the usual 255
-_UNSAFE_NAME_CHARS = re.compile(r'[<>:"|?*]')
-_DOTS = re.compile(r"\.{2,}")
-_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
-
-
-def safe_filename(text: Any, default: str = "engine", max_bytes: int = MAX_NAME_BYTES) -> str:
-    """A bare file name made from data: its last path part, without separators, ``..``, control
-    characters or characters Windows forbids, at most ``max_bytes`` UTF-8 bytes, never empty."""
-    name = str(text if text is not None else "")
-    name = re.split(r"[/\\]", name.rstrip("/\\"))[-1]
-    name = "".join("_" if unicodedata.category(c) in _HIDDEN else c for c in name)
-    name = _DOTS.sub(".", _UNSAFE_NAME_CHARS.sub("_", name)).strip(" .")
-    if name.startswith("-"):
-        name = "_" + name[1:]
-    if _RESERVED.match(name):
-        name = "_" + name
-    while len(name.encode("utf-8", "surrogatepass")) > max_bytes:
-        name = name[:-1]
-    name = name.rstrip(" .")
-    return name or default
-
-
-# -------------------------------------------------------------------------------------- writes
-@contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8"
-                 ) -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path`` for writing; on success it replaces ``path``, on any
-    failure (an exception, Ctrl-C) it is deleted, so ``path`` is never left half-written."""
-    target = Path(path).absolute()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
-            yield handle
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 # ------------------------------------------------------------------------------ numeric options

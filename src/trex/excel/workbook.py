@@ -261,7 +261,7 @@ class ExcelSummary(FigureCharts):
         The file appears whole or not at all (a temporary file renamed into place)."""
         if not self._saved:
             self.book.close()
-            with atomic_write(self.path, "wb") as fh:
+            with atomic_write(self.path, "wb", what="the workbook") as fh:
                 fh.write(self._buffer.getvalue())
             self._saved = True
             self._buffer = io.BytesIO()

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from ..errors import InputError
 from ..jsonable import json_value as clean
 from ..model.plan import EnginePlan
 from ..perf import gc_paused
@@ -184,11 +183,8 @@ def write_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
         text = render_html(payload, details)
     path = os.path.abspath(os.fspath(output))
     data = text.encode("utf-8")
-    try:
-        with atomic_write(path, "wb") as f:  # never a truncated report
-            f.write(data)
-    except OSError as exc:
-        raise InputError(path, f"cannot write the report: {exc.strerror}") from None
+    with atomic_write(path, "wb", what="the report") as f:  # never a truncated report
+        f.write(data)
     several = len(payload["engines"]) > 1
     notes = [f"{engine['label']}: {note}" if several else note for engine in payload["engines"]
              if (note := engine["graph"]["layout_note"])]
