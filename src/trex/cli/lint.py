@@ -10,6 +10,7 @@ from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
 from ..lint.base import findings_frame
 from ..model.plan import EnginePlan
 from ..safety import number_option, terminal_text
+from .options import heading_labels
 from .output import add_format_options, csv_options, csv_text, format_value, stdout_for, text_table, to_json
 
 
@@ -39,36 +40,38 @@ def _evidence(evidence: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    reports = []
+    reports, plans = [], []
     for path in args.paths:
-        plan = EnginePlan.from_path(path, profile_id=args.profile_id)
-        reports.append(lint_report(plan, args.linter))
+        plans.append(EnginePlan.from_path(path, profile_id=args.profile_id))
+        reports.append(lint_report(plans[-1], args.linter))
     failed = bool(args.fail_on) and any(report.fails(args.fail_on) for report in reports)
+    labels = heading_labels(plans)
     out = stdout_for(args.format)
     if args.format == "json":
         out.write(to_json([{
             "engine": report.plan_name,
+            "label": label,
             "counts": report.counts(),
             "worst": report.worst(),
             "findings": [f.as_dict() for f in report.findings
                          if severity_at_least(f.severity, args.min_severity)],
             "notes": report.notes,
-        } for report in reports]))
+        } for label, report in zip(labels, reports)]))
         out.write("\n")
         return 1 if failed else 0
     if args.format == "csv":  # one table: every shown finding of every engine
         frames = []
-        for report in reports:
+        for label, report in zip(labels, reports):
             df = findings_frame([f for f in report.findings
                                  if severity_at_least(f.severity, args.min_severity)])
             df["evidence"] = [_evidence(e) for e in df["evidence"]]
-            frames.append(df.assign(engine=report.plan_name)[["engine", *df.columns]])
+            frames.append(df.assign(engine=label)[["engine", *df.columns]])
         out.write(csv_text(pd.concat(frames, ignore_index=True), **csv_options(args)))
         return 1 if failed else 0
-    for report in reports:
+    for label, report in zip(labels, reports):
         shown = [f for f in report.findings if severity_at_least(f.severity, args.min_severity)]
         by_level = {level: sum(f.severity == level for f in report.findings) for level in SEVERITIES}
-        out.write(f"== {report.plan_name}: {len(report.findings)} findings "
+        out.write(f"== {label}: {len(report.findings)} findings "
                   f"({', '.join(f'{v} {k}' for k, v in reversed(by_level.items()))}) ==\n")
         if shown:
             df = findings_frame(sorted(shown, key=lambda f: -SEVERITIES.index(f.severity)))

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 import pandas as pd
 
+from ..errors import cap_line
 from ..jsonable import json_value
 from ..model.facts import MISSING
 from ..safety import spreadsheet_cell, terminal_text
@@ -143,8 +144,10 @@ def stdout_for(fmt: str) -> Any:
 
 
 def warn(source: Any, message: Any) -> None:
-    """``warning: SOURCE: MESSAGE`` on standard error, control characters shown as escapes."""
-    print(terminal_text(f"warning: {source}: {message}"), file=sys.stderr)
+    """``warning: SOURCE: MESSAGE`` on standard error, control characters shown as escapes, the
+    source (an engine's name: data) and the line each cut to the documented length."""
+    print(terminal_text(cap_line(f"warning: {cap_line(source, 200)}: {message}")),
+          file=sys.stderr)
 
 
 def _isatty(stream: Any) -> bool:

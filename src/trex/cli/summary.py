@@ -7,7 +7,7 @@ import argparse
 from .. import summary as views
 from ..model.plan import EnginePlan
 from ..safety import number_option, terminal_text
-from .options import add_profile_options
+from .options import add_profile_options, heading_labels
 from .output import add_format_options, csv_options, csv_text, kv_table, stdout_for, text_table, to_json, warn
 
 
@@ -50,16 +50,18 @@ def run(args: argparse.Namespace) -> int:
             "tactics": views.tactic_summary(plan, args.group_tactics, args.sort_key),
         }))
     out = stdout_for(args.format)
+    labels = heading_labels([plan for plan, _ in sections])
     if args.format == "json":
-        out.write(to_json([{**views.model_summary(plan), **tables} for plan, tables in sections]))
+        out.write(to_json([{"label": label, **views.model_summary(plan), **tables}
+                           for label, (plan, tables) in zip(labels, sections)]))
         out.write("\n")
         return 0
-    for plan, tables in sections:
+    for label, (plan, tables) in zip(labels, sections):
         if args.format == "csv":
             for title, df in tables.items():
-                out.write(f"# {terminal_text(plan.name)}: {title}\n{csv_text(df, **csv_options(args))}")
+                out.write(f"# {terminal_text(label)}: {title}\n{csv_text(df, **csv_options(args))}")
             continue
-        out.write(f"== {terminal_text(plan.name)} ==\n")
+        out.write(f"== {terminal_text(label)} ==\n")
         out.write(kv_table(views.headline_rows(plan)) + "\n")
         for title, section in (("Device", views.device_rows(plan)),
                                ("Builder configuration", plan.builder_cfg),
@@ -72,6 +74,6 @@ def run(args: argparse.Namespace) -> int:
                           ("Tactics", tables["tactics"])):
             out.write(f"\n{title}:\n{text_table(df)}\n")
         for warning in plan.warnings:
-            warn(plan.name, warning)
+            warn(label, warning)
         out.write("\n")
     return 0
