@@ -23,7 +23,7 @@ from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
 from ..perf import gc_paused
 from . import loader, validation
-from .dataframe import layers_dataframe
+from .dataframe import MAX_COLUMNS, OTHER_ATTRIBUTES, layers_dataframe
 from .facts import Measured, summary_text
 from .graph import LayerGraph, infer_bindings
 from .layer import Layer, fold_no_ops, mark_dla
@@ -133,6 +133,10 @@ class EnginePlan(LayerGraph):
         self.has_profile = run is not None
         latencies = self._join_profile(run) if run is not None else []
         self._df = layers_dataframe(self.layers, latencies)
+        if OTHER_ATTRIBUTES in self._df.columns:
+            self._warn(f"{self.graph_file}: more than {MAX_COLUMNS} attribute keys, most of them "
+                       f"in few layers: those are kept together in plan.df's {OTHER_ATTRIBUTES} "
+                       "column (JSON text)")
         self.timings = self._read_timings(inputs.timings, profile_run, cache)
         self._read_metadata(inputs, cache)
         inputs_, outputs_ = self.get_bindings()
