@@ -4,6 +4,8 @@ Everything read from an engine's files is data: a layer name may hold terminal e
 spreadsheet formulas, plotly markup or path separators. One function per destination:
 
 * :func:`terminal_text`: control characters, ESC/OSC sequences and bidi overrides made visible;
+* :func:`well_formed`: lone surrogates escaped, so that any text encodes as UTF-8, and
+  :func:`json_inert`: JSON text whose strings hold no control, bidi or surrogate character;
 * :func:`spreadsheet_cell`: a leading ``= + - @ TAB CR`` neutralised with ``'`` (OWASP CSV injection);
 * :func:`plotly_text` (and :func:`escape_figure` for a figure's traces): plotly's HTML subset escaped;
 * :func:`safe_filename`: a bare, bounded file name from data, and :func:`atomic_write`: every
@@ -15,14 +17,15 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from .outputs import HIDDEN_CATEGORIES, MAX_NAME_BYTES, atomic_write, safe_filename
 
-__all__ = ["MAX_NAME_BYTES", "atomic_write", "escape_figure", "number_option", "plotly_text", "safe_filename",
-           "spreadsheet_cell", "terminal_text"]
+__all__ = ["MAX_NAME_BYTES", "atomic_write", "escape_figure", "json_inert", "number_option",
+           "plotly_text", "safe_filename", "spreadsheet_cell", "terminal_text", "well_formed"]
 
 # ------------------------------------------------------------------------------------ terminals
 _HIDDEN = HIDDEN_CATEGORIES
@@ -52,6 +55,48 @@ def terminal_text(value: Any, keep_newlines: bool = False) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+# ------------------------------------------------------------------------------ encodable text
+def well_formed(text: str) -> str:
+    """``text`` that UTF-8 can encode: a lone surrogate (an undecodable byte of a path, a
+    ``"\\ud800"`` in JSON) written as its escape (``\\udce9``); other text unchanged."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _escape_surrogates(text)
+    return text
+
+
+def _escape_surrogates(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
+_NOT_PLAIN = re.compile(r"[^\x20-\x7e\n\r\t]+")
+
+
+def json_inert(text: str) -> str:
+    """JSON text whose strings hold no character a terminal acts on or UTF-8 cannot encode: DEL
+    and C1 controls, format characters (bidi overrides), line separators and lone surrogates
+    become ``\\u`` escapes, as tables show them (``json.dumps`` escapes C0 itself)."""
+    return _NOT_PLAIN.sub(_json_escapes, text)
+
+
+def _json_escapes(match: re.Match[str]) -> str:
+    run = match.group(0)
+    if run.isprintable():  # letters of any script: kept as they are
+        return run
+    return "".join(_json_escape(c) if unicodedata.category(c) in _HIDDEN else c for c in run)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 # --------------------------------------------------------------------------------- spreadsheets

@@ -26,7 +26,7 @@ from typing import Any
 from ..jsonable import json_value as clean
 from ..model.plan import EnginePlan
 from ..perf import gc_paused
-from ..safety import atomic_write
+from ..safety import atomic_write, well_formed
 from .columns import plain
 from .payload import report_payload
 
@@ -116,7 +116,8 @@ def render_html(payload: dict[str, Any], details: Sequence[Any] = ()) -> str:
         "GENERATOR": html.escape(f"trex {__version__}", quote=True),
         "PLOTLY_VERSION": html.escape(f"plotly.js {plotly_version()['plotly.js']} (traces: "
                                       f"{', '.join(plotly_version()['traces'])})", quote=True),
-        "TITLE": html.escape(f"trex report: {payload.get('title', '')}", quote=False),
+        "TITLE": html.escape(well_formed(f"trex report: {payload.get('title', '')}"),
+                             quote=False),
         "CSS": asset("report.css").replace("</", "<\\/"),
         "DATA": json_for_script(payload),
         "DETAILS": "\n".join(blocks),

@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import InputError
 from ..jsonable import json_value
 from ..outputs import atomic_write
+from ..safety import json_inert
 from .commands import (
     ProcessPaths,
     TrtexecFlags,
@@ -229,8 +230,8 @@ def _split_command(text: str | None) -> list[str]:
 def _write_json(output: str | os.PathLike, data: dict[str, Any], indent: int = 4) -> Path:
     """Strict JSON, written whole (:func:`trex.outputs.atomic_write`)."""
     path = Path(output)
-    text = json.dumps(json_value(data), indent=indent, ensure_ascii=False, allow_nan=False,
-                      default=str)
+    text = json_inert(json.dumps(json_value(data), indent=indent, ensure_ascii=False,
+                                 allow_nan=False, default=str))
     with atomic_write(path, what="the metadata") as f:
         f.write(text + "\n")
     return path
