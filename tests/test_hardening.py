@@ -343,6 +343,8 @@ def test_views_tolerate_huge_dimensions_list_types_and_deep_attributes(engines, 
     ["timeline", "A", "--max-iterations", "-3"], ["summary", "A", "--profile-id", "-1"],
     ["lint", "A", "--profile-id", "nan"], ["process", "m.onnx", "out", "--power-limit", "nan"],
     ["process", "m.onnx", "out", "--monitor-interval", "0"], ["process", "m.onnx", "out", "--device", "-1"],
+    ["draw", "A", "--timeout", "2147484"], ["draw", "A", "--timeout", "1e7"],
+    ["summary", "A", "--top", "1e40"], ["timeline", "A", "--max-iterations", str(2**64)],
 ])
 def test_numeric_options_are_checked(capsys, args):
     with pytest.raises(SystemExit) as info:
@@ -351,6 +353,17 @@ def test_numeric_options_are_checked(capsys, args):
     err = capsys.readouterr().err
     assert re.search(r"error: argument [-\w/ ]+: (expected (an integer|a finite number)|beam must)",
                      err), err
+
+
+def test_draw_waits_up_to_the_platforms_longest_timeout(engines, plan, tmp_path, capsys):
+    """Up to 2,147,483 s (poll()'s milliseconds in a C int) Graphviz is waited for; beyond, the
+    option and the API refuse the value (it used to raise OverflowError from subprocess)."""
+    out = tmp_path / "g.svg"
+    code = main(["draw", str(engines / "a100-resnet18-fp32"), "--timeout", "2147483",
+                 "--layout", "dot", "-o", str(out)])
+    assert code == 0 and out.read_text().startswith("<?xml"), capsys.readouterr().err
+    with pytest.raises(ValueError, match="up to 2,147,483"):
+        trex.graph.draw_plan(plan("a100-resnet18-fp32"), tmp_path / "h.svg", timeout=2147484)
 
 
 def test_regression_gate_refuses_a_nan_limit(plan):

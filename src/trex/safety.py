@@ -163,13 +163,19 @@ def escape_figure(fig: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------ numeric options
+# The longest time a child process can be waited for: subprocess waits in poll(), whose
+# timeout is a C int of milliseconds (about 24.8 days).
+MAX_TIMEOUT_SECONDS = (2**31 - 1) // 1000
 def number_option(kind: type = float, minimum: float | None = None, maximum: float | None = None,
                   above: float | None = None) -> Callable[[str], Any]:
     """An argparse ``type=``: a finite ``kind`` (int or float) ``>= minimum``, ``> above`` and
     ``<= maximum``; anything else (``nan``, ``inf``, ``-5``, ``x``) is a clear usage error."""
-    parts = [f"> {above:g}" if above is not None else "",
-             f">= {minimum:g}" if minimum is not None else "",
-             f"<= {maximum:g}" if maximum is not None else ""]
+    def shown(bound: float) -> str:
+        return f"{int(bound):,}" if float(bound).is_integer() else f"{bound:g}"
+
+    parts = [f"> {shown(above)}" if above is not None else "",
+             f">= {shown(minimum)}" if minimum is not None else "",
+             f"<= {shown(maximum)}" if maximum is not None else ""]
     rule = " and ".join(p for p in parts if p)
     what = "an integer" if kind is int else "a finite number"
     expected = f"{what}{' ' + rule if rule else ''}"

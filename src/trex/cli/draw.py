@@ -8,7 +8,8 @@ import warnings
 
 from ..errors import TrexError
 from ..model.plan import EnginePlan
-from ..safety import number_option, terminal_text
+from ..safety import terminal_text
+from . import numbers
 from .options import add_output_options, add_profile_options, output_path
 from .output import warn
 from .progress import Progress, progress
@@ -66,7 +67,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="auto (default): Graphviz dot where it is fast, else trex's own "
                              "layout; dot or own (alias layered) force one")
     add_profile_options(parser)
-    parser.add_argument("--timeout", type=number_option(float, above=0.0, maximum=1e7),
+    parser.add_argument("--timeout", type=numbers.TIMEOUT,
                         default=None, metavar="SECONDS",
                         help="seconds to allow Graphviz (default: 20 with --layout auto, then "
                              "trex's own layout draws; 600 with --layout dot)")

@@ -9,7 +9,8 @@ import pandas as pd
 from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
 from ..lint.base import findings_frame
 from ..model.plan import EnginePlan
-from ..safety import number_option, terminal_text
+from ..safety import terminal_text
+from . import numbers
 from .options import heading_labels
 from .output import add_format_options, csv_options, csv_text, format_value, stdout_for, text_table, to_json
 
@@ -28,7 +29,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="show findings of this severity or worse (default: all)")
     parser.add_argument("--linter", "-l", action="append", choices=list(LINTERS), default=None,
                         metavar="NAME", help=f"run only this linter (repeatable): {', '.join(LINTERS)}")
-    parser.add_argument("--profile-id", type=number_option(int, 0), default=None,
+    parser.add_argument("--profile-id", type=numbers.PROFILE_ID, default=None,
                         help="optimisation profile of a multi-profile engine (default 0)")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="table format: add the mitigation and help columns")

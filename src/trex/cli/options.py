@@ -11,14 +11,14 @@ from ..errors import InputError, cap_line
 from ..formats.discovery import engine_prefix
 from ..model.plan import EnginePlan
 from ..outputs import check_replace, folder_of, origin_of
-from ..safety import number_option
+from . import numbers
 
 
 def add_profile_options(parser: argparse.ArgumentParser, what: str = "a profile file") -> None:
     """``--profile-id`` and ``--run`` (stored as ``profile_id`` and ``profile_run``)."""
-    parser.add_argument("--profile-id", type=number_option(int, 0, 2**31), default=None,
+    parser.add_argument("--profile-id", type=numbers.PROFILE_ID, default=None,
                         help="optimisation profile of a multi-profile engine (default 0)")
-    parser.add_argument("--run", type=number_option(int, -(2**31), 2**31), default=None,
+    parser.add_argument("--run", type=numbers.RUN, default=None,
                         dest="profile_run",
                         help=f"run to use when {what} holds several (default 0)")
 

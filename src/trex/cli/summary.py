@@ -6,7 +6,8 @@ import argparse
 
 from .. import summary as views
 from ..model.plan import EnginePlan
-from ..safety import number_option, terminal_text
+from ..safety import terminal_text
+from . import numbers
 from .options import add_profile_options, heading_labels
 from .output import add_format_options, csv_options, csv_text, kv_table, stdout_for, text_table, to_json, warn
 
@@ -24,7 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="how to sort the tactic summary")
     parser.add_argument("--group_tactics", "-gt", action="store_true",
                         help="group tactics by kernel family (drop the _0x... hash)")
-    parser.add_argument("--top", "-n", type=number_option(int, 0), default=10,
+    parser.add_argument("--top", "-n", type=numbers.COUNT, default=10,
                         help="number of slowest layers")
     add_format_options(parser)
     parser.set_defaults(run=run)

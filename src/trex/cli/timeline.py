@@ -8,7 +8,8 @@ import os
 from .. import timeline
 from ..model.plan import EnginePlan
 from ..outputs import default_name, folder_of, output_name
-from ..safety import number_option, terminal_text
+from ..safety import terminal_text
+from . import numbers
 from .options import add_output_options, add_profile_options, output_path
 from .output import warn
 
@@ -22,7 +23,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "of its files, or a bare --exportTimes file.")
     parser.add_argument("path", metavar="PATH")
     add_output_options(parser, "trace file", "<folder>.<engine>.trace.json")
-    parser.add_argument("--max-iterations", type=number_option(int, 0), default=None, metavar="N",
+    parser.add_argument("--max-iterations", type=numbers.COUNT, default=None, metavar="N",
                         help="draw only the first N iterations")
     parser.add_argument("--no-layers", dest="layers", action="store_false",
                         help="leave out the per-layer track")
