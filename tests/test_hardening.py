@@ -269,6 +269,30 @@ def test_default_output_names_stay_in_the_current_folder(engines, tmp_path, caps
     assert os.listdir(cwd) == []
 
 
+def test_a_huge_engine_name_costs_linear_time_and_capped_lines(engines, tmp_path, capsys,
+                                                              monkeypatch):
+    """A .tea whose manifest names the engine with 260,000 characters: the default file name is
+    cut once (safe_filename took minutes, trimming a character per pass and re-encoding all),
+    and no warning, header or message line echoes more than about 2,000 characters."""
+    import time
+
+    tea = write_archive(engines / MOBILENET, tmp_path / "big.tea", name="é" * 260_000)
+    monkeypatch.chdir(tmp_path)
+    start = time.perf_counter()
+    code, out, err = cli(capsys, "timeline", tea)
+    assert code == 0 and time.perf_counter() - start < 20, err[-500:]
+    written = Path(re.search(r"Created file://(.+?) \(", out).group(1))
+    assert len(written.name.encode()) <= 120 + len(".trace.json") and written.is_file()
+    for verb in ("summary", "lint"):
+        code, out, err = cli(capsys, verb, tea)
+        assert code == 0
+        assert max(len(line) for line in (out + err).splitlines()) < 2200
+        assert "more characters)" in out.splitlines()[0]  # the header, cut in the middle
+    start = time.perf_counter()
+    assert safe_filename("日" * 520_000) == "日" * 40  # 120 bytes
+    assert time.perf_counter() - start < 0.5
+
+
 # ------------------------------------------------------------------------------ extreme numbers
 def test_timeline_with_huge_times_writes_strict_json(engines, tmp_path, capsys):
     def huge_timing(timing):
