@@ -357,6 +357,30 @@ def test_views_tolerate_huge_dimensions_list_types_and_deep_attributes(engines, 
     assert code == 0 and strict_json(out)[0]["layers"] == 72
 
 
+def test_numbers_booleans_and_lists_where_text_belongs(engines, tmp_path, capsys):
+    """A numeric TacticName (1.5, true, 2**63) crashed lint and report ('float' object has no
+    attribute 'strip'); text fields are now read as text, or left out, with one warning."""
+    def edit(graph):
+        tactics = [layer for layer in graph["Layers"] if "TacticName" in layer]
+        for layer, value in zip(tactics, [1.5, True, 2**63, [1], None]):
+            layer["TacticName"] = value
+        graph["Layers"][5]["ParameterSubType"] = {"a": 1}
+        graph["Layers"][6]["Inputs"][0]["Location"] = 7
+
+    folder = hostile_engine(engines, tmp_path / "e", [], graph_edit=edit)
+    plan = trex.EnginePlan.from_path(folder)
+    tactics = [layer.raw_dict.get("TacticName") for layer in plan.layers
+               if layer.raw_dict.get("TacticName") is not None]
+    assert all(isinstance(t, str) for t in tactics) and {"1.5", "True", str(2**63)} <= set(tactics)
+    warning = next(w for w in plan.warnings if "fields that hold text" in w)
+    assert "TacticName (5)" in warning and "ParameterSubType (1)" in warning
+    assert "Location (1)" in warning
+    for args in (["lint", folder, "-f", "json"], ["report", folder, "-o", tmp_path / "r.html"],
+                 ["summary", folder, "-gt"]):
+        code, _, err = cli(capsys, *args)
+        assert code == 0, err
+
+
 # ------------------------------------------------------------------------------ numeric options
 @pytest.mark.parametrize("args", [
     ["compare", "A", "B", "--fail-if-slower", "nan"], ["compare", "A", "B", "--fail-if-slower", "inf"],
