@@ -414,6 +414,40 @@ def test_draw_waits_up_to_the_platforms_longest_timeout(engines, plan, tmp_path,
         trex.graph.draw_plan(plan("a100-resnet18-fp32"), tmp_path / "h.svg", timeout=2147484)
 
 
+def test_more_than_26_engines_are_labelled_aa_ab_without_pandas_warnings(engines, plan, capsys):
+    """28 engines: the comparison names them A ... Z, AA, AB (the report's page too, where the
+    27th was '['), and pandas never warns (a fragmented frame gave 60 PerformanceWarnings)."""
+    import pandas as pd
+
+    from trex.compare import (
+        align_plans,
+        compare_by_precision,
+        compare_by_type,
+        compare_layers,
+        compare_onnx_nodes,
+    )
+    from trex.html_report.page import page_script
+    from trex.html_report.payload import report_payload
+
+    plans, single = [plan("trt10.4-alexnet-fp16")] * 28, plan("trt8.5-names-only-single")
+    names = [f"e{k}" for k in range(28)]
+    with warnings.catch_warnings():
+        for category in (pd.errors.PerformanceWarning, FutureWarning, DeprecationWarning):
+            warnings.simplefilter("error", category)
+        alignment = align_plans(plans, names=names)
+        for view in (compare_by_type(plans, names), compare_onnx_nodes(plans, names),
+                     compare_by_precision(plans, names, alignment=alignment),
+                     compare_layers(plans, names, alignment=alignment)):
+            assert "e27 ms" in view.columns and view.columns.is_unique
+        payload, _ = report_payload([single] * 28, names)
+    assert [e["letter"] for e in payload["engines"]][24:] == ["Y", "Z", "AA", "AB"]
+    assert "fromCharCode(65" not in page_script()
+    code = main(["compare", *[str(engines / "trt8.5-names-only-single")] * 28, "--top", "1"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "Warning" not in err
+    assert re.search(r"^AB\s", out, re.M) and not re.search(r"^\[\s", out, re.M)
+
+
 def test_regression_gate_refuses_a_nan_limit(plan):
     plans = [plan("a100-resnet18-fp16"), plan("a100-resnet18-fp32")]
     for limit in (math.nan, math.inf, -5.0):

@@ -10,6 +10,8 @@ import signal
 import sys
 import warnings
 
+import pandas as pd
+
 from .. import __version__
 from ..errors import TrexError, TrexWarning, cap_line
 from ..outputs import new_run
@@ -41,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     warnings.simplefilter("ignore", TrexWarning)  # subtools print plan.warnings themselves
+    # Library advice (pandas' fragmentation and deprecation notes) is for trex's developers, who
+    # see it in the tests; a user of the command gets trex's own lines only.
+    warnings.simplefilter("ignore", FutureWarning)
+    warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
     new_run()  # outputs this command writes may be replaced by it; no other file without --force
     try:
         with terminate_on_signals():  # SIGTERM/SIGHUP like Ctrl-C: temp folders, children cleaned

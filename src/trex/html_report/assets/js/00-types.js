@@ -164,6 +164,7 @@
  * @typedef {Object} EngineJSON
  * @property {string} name
  * @property {string} label
+ * @property {string} letter
  * @property {string} path
  * @property {boolean} detailed
  * @property {Object<string, any>} headline

@@ -7,7 +7,7 @@ function buildCompare(sec) {
   const page = h('div', { class: 'page' });
   sec.append(page);
   page.append(h('h2', { text: `Comparing ${C.names.length} engines (the first is the baseline)` }));
-  page.append(plainTable(['', 'label', 'engine', 'path'], engines.map((e, k) => [String.fromCharCode(65 + k), e.label(), e.d.name, e.d.path])));
+  page.append(plainTable(['', 'label', 'engine', 'path'], engines.map(e => [e.d.letter, e.label(), e.d.name, e.d.path])));
   page.append(h('h2', { text: 'Summary' }));
   page.append(h('div', { class: 'scroll-box' }, frameTable(C.summary)));
   const g = h('div', { class: 'grid2' });

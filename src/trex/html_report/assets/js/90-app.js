@@ -71,7 +71,7 @@ function buildEnginePicker() {
     return;
   }
   const sel = h('select', { id: 'engine-select', 'aria-label': 'Engine' });
-  engines.forEach((e, k) => sel.append(h('option', { value: k, text: `${String.fromCharCode(65 + k)}: ${e.label()}` })));
+  engines.forEach((e, k) => sel.append(h('option', { value: k, text: `${e.d.letter}: ${e.label()}` })));
   sel.addEventListener('change', () => switchEngine(Number(sel.value)));
   box.append(h('span', { text: 'Engine' }), sel);
 }
