@@ -200,6 +200,7 @@ class BuildLogParser:
 
     # ------------------------------------------------------------------ dispatch
     def feed(self, line: str, number: int) -> None:
+        """Read line ``number`` of the log."""
         if line.startswith("Layer("):  # unprefixed lines of "Engine Layer Information"
             layer = parse_engine_layer(line)
             if layer is not None:
@@ -447,6 +448,7 @@ class BuildLogParser:
             self.log.engine_size_mib = _float(_first_word(content, "Created engine with size: "))
 
     def finish(self) -> BuildLog:
+        """The build records, with a warning when the log holds none."""
         log = self.log
         if not log.autotuned and not log.engine_layers:
             log.warnings.append("no autotuning records and no engine layer list: not a "

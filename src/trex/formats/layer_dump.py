@@ -71,6 +71,7 @@ class LayerDumpParser:
         self._closed = False  # the last line was empty: the list ends unless "Bindings:" comes
 
     def feed(self, raw_line: str) -> None:
+        """Read one line of the log (its log prefix is stripped here)."""
         line = strip_log_prefix(raw_line)
         if not self.seen:
             self._sniff(raw_line)
@@ -130,6 +131,7 @@ class LayerDumpParser:
         self._names += 1
 
     def finish(self) -> LayerDump:
+        """The first block that lists layers (its bindings, if printed after it, from the next)."""
         blocks = self.blocks
         found = [b for b in blocks if b.layers]
         if not found:

@@ -194,6 +194,7 @@ class TrtexecLogParser:
         self.log_warnings: list[str] = []
 
     def feed(self, line: str) -> None:
+        """Read one line of the log."""
         if line.startswith("&&&&"):
             self._banner(line)
             return
@@ -292,6 +293,7 @@ class TrtexecLogParser:
         self.runs.append(ProfileRun(table.records, table.count, self.source))
 
     def finish(self) -> TrtexecLog:
+        """The log's options, device, performance summary and profile tables."""
         self._close()
         sections = self.sections
         device: DeviceInfo | None = None
