@@ -335,7 +335,7 @@ def test_views_tolerate_huge_dimensions_list_types_and_deep_attributes(engines, 
         deep: list = []
         for _ in range(500):
             deep = [deep]
-        layers[3]["Activation"] = deep
+        layers[3]["Deep"] = deep  # (not a text field: those read a list as missing)
 
     folder = hostile_engine(engines, tmp_path / "e", [], graph_edit=edit)
     plan = trex.EnginePlan.from_path(folder)
