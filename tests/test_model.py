@@ -191,8 +191,8 @@ def test_a_plan_reads_each_file_once(engines, monkeypatch):
     from trex.formats import log as log_reader
 
     calls = []
-    original = log_reader.parse
-    monkeypatch.setattr(log_reader, "parse", lambda *a, **k: calls.append(a[1]) or original(*a, **k))
+    original = log_reader._scan  # every parse of a log, read line by line or given as text
+    monkeypatch.setattr(log_reader, "_scan", lambda *a, **k: calls.append(a[1]) or original(*a, **k))
     _quiet(lambda: trex.EnginePlan.from_path(engines / "trt8.6-mobilenetv2-int8-build"))
     assert len(calls) == 1
 

@@ -50,14 +50,22 @@ class Run:
     cpu_seconds: float = 0.0
 
 
+PEAK_MEMORY = Path(__file__).with_name("peak_memory.py")
+
+
 def run_bounded(args: list[str], cwd: Path) -> Run:
-    """Run ``python ARGS`` in a child with resource limits; wait at most TIME_BUDGET seconds."""
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    """Run ``python ARGS`` in a child with resource limits; wait at most TIME_BUDGET seconds.
+    The child reports its own peak memory (tests/peak_memory.py): wait4's figure would count
+    this process, which it is forked from."""
+    peak_path = cwd / "peak.txt"
+    peak_path.unlink(missing_ok=True)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "TREX_PEAK_FILE": str(peak_path)}
     out_path, err_path = cwd / "stdout.txt", cwd / "stderr.txt"
     start = time.monotonic()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.Popen([sys.executable, *args], stdout=out, stderr=err, cwd=cwd, env=env,
-                                preexec_fn=_limits)
+        proc = subprocess.Popen([sys.executable, str(PEAK_MEMORY), *args], stdout=out,
+                                stderr=err, cwd=cwd, env=env, preexec_fn=_limits)
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
@@ -69,9 +77,10 @@ def run_bounded(args: list[str], cwd: Path) -> Run:
                 pytest.fail(f"{' '.join(args)[:300]} ran for more than {TIME_BUDGET:.0f} s")
             time.sleep(0.05)
     proc.returncode = os.waitstatus_to_exitcode(status)
+    peak = int(peak_path.read_text()) if peak_path.is_file() else usage.ru_maxrss * 1024
     return Run(proc.returncode, out_path.read_text(errors="replace"),
-               err_path.read_text(errors="replace"), time.monotonic() - start,
-               usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime)
+               err_path.read_text(errors="replace"), time.monotonic() - start, peak,
+               usage.ru_utime + usage.ru_stime)
 
 
 def trex(*args: str, cwd: Path) -> Run:
