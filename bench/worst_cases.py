@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -277,3 +278,29 @@ def hostile_tuning_cache(path: Path) -> Path:
              json.dumps({"iter": 0, "build_route": {"k": "v" * MB}, "gpu_time_ms": 1.0})]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def nested_attributes_engine(folder: Path, engines: Path, layers: int = 2000, keys: int = 200,
+                             nested: bool = True) -> Path:
+    """The real MobileNet QAT engine repeated in series to ``layers`` layers, each with ``keys``
+    attribute keys no other layer has: inside one dict attribute (``nested``) or at the top
+    level; about 7 MB at 2,000 x 200. Returns the engine prefix."""
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    from generate import SERIES_SOURCE, series, series_name
+
+    source = next(p for p in (engines / SERIES_SOURCE).iterdir() if p.name.endswith(".graph.json"))
+    per_copy = len(json.loads(source.read_text(encoding="utf-8"))["Layers"])
+    copies = -(-layers // per_copy)
+    series(copies, folder, engines)
+    graph_path = folder / f"{series_name(copies)}.graph.json"
+    graph = json.loads(graph_path.read_text(encoding="utf-8"))
+    for i, layer in enumerate(graph["Layers"][:layers]):
+        extra = {f"k{i}_{j}": j for j in range(keys)}
+        if nested:
+            layer["Extra"] = extra
+        else:
+            layer.update(extra)
+    graph_path.write_text(json.dumps(graph), encoding="utf-8")
+    return folder / series_name(copies)

@@ -7,7 +7,9 @@ list or hostile text. Then ``summary``, ``lint``, ``compare``, ``timeline``, ``d
 ``report`` run on it, and ``tactics`` on a real build log with hostile numbers: each exits 0, or 2
 with one line naming the problem, never a traceback; every file and JSON it writes parses strictly
 (no NaN/Infinity tokens, well-formed SVG). Seeded: CI runs the same examples
-(TREX_FUZZ_SCALE/TREX_FUZZ_SEED as in test_fuzz_readers.py).
+(TREX_FUZZ_SCALE/TREX_FUZZ_SEED as in test_fuzz_readers.py). Beside the random values, a
+systematic sweep puts a value of each type (float, boolean, 2**63, -1, null, list, dict, text,
+NaN) in every field of every file at once, so that no field type is left to chance.
 """
 
 from __future__ import annotations
@@ -166,3 +168,73 @@ def test_tactics_survive_hostile_numbers_in_a_build_log(engines, tmp_path_factor
         assert strict_json(out)[0]["summary"]["file"] == str(path)
         for fmt in ("table", "csv"):
             assert check("tactics", *run("tactics", path, "-f", fmt)[::2])
+
+
+# ------------------------------------------------------------------------ every field, every type
+# One value of each JSON type (and the edges of numbers): issue 24 found a numeric TacticName
+# crashing lint and report. Each replaces, in one plan, every field of the engine's files: each
+# key of the layers in one layer that has it (spread over the layers), each tensor key, each
+# profile and timing record key in one record, and every metadata value.
+TYPED_VALUES = {"float": 1.5, "bool": True, "big": 2**63, "negative": -1, "null": None,
+                "list": [1, "a"], "dict": {"a": 1}, "text": "text", "nan": float("nan")}
+
+
+def _every_field(folder: Path, prefix: str, value: Any) -> None:
+    graph_path = folder / f"{prefix}.graph.json"
+    graph = json.loads(graph_path.read_text())
+    layers = graph["Layers"]
+    keys = sorted({k for layer in layers for k in layer if k not in ("Inputs", "Outputs")})
+    for i, key in enumerate(keys):
+        having = [layer for layer in layers if key in layer]
+        having[i % len(having)][key] = value
+    tensors = [t for layer in layers for t in (*layer["Inputs"], *layer["Outputs"])]
+    for i, key in enumerate(sorted({k for t in tensors for k in t})):
+        having = [t for t in tensors if key in t]
+        having[(7 * i + 3) % len(having)][key] = value
+    graph_path.write_text(json.dumps(graph))
+    for role in ("profile", "timing"):
+        path = folder / f"{prefix}.{role}.json"
+        records = json.loads(path.read_text())
+        rows = [r for r in records if isinstance(r, dict)]
+        for i, key in enumerate(sorted({k for r in rows for k in r})):
+            having = [r for r in rows if key in r]
+            having[(5 * i + 1) % len(having)][key] = value
+        path.write_text(json.dumps(records))
+    for role in ("profile.metadata", "build.metadata"):
+        path = folder / f"{prefix}.{role}.json"
+        if path.is_file():
+            meta = json.loads(path.read_text())
+            for section in meta.values():
+                if isinstance(section, dict):
+                    for key in section:
+                        section[key] = value
+            path.write_text(json.dumps(meta))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+@pytest.mark.parametrize("kind", sorted(TYPED_VALUES))
+def test_every_field_of_every_type_in_every_verb(originals, tmp_path, engine, kind):
+    """No verb crashes on a value of the wrong type in any field: each reads it as text or as
+    missing (with a warning) and succeeds, its JSON strict and its files well-formed."""
+    folder = tmp_path / "engine"
+    shutil.copytree(originals[engine], folder)
+    _every_field(folder, ENGINES[engine][1], TYPED_VALUES[kind])
+    for verb, args in (("summary", ["-f", "json"]), ("lint", ["-f", "json"]),
+                       ("summary", ["--top", "30"]), ("lint", [])):
+        code, out, err = run(verb, folder, *args)
+        assert code == 0, (verb, err[-2000:])
+        if "json" in args:
+            strict_json(out)
+    code, out, err = run("compare", originals[engine], folder, "-f", "json", "--top", "5")
+    assert code == 0 and len(strict_json(out)["engines"]) == 2, err[-2000:]
+    for verb, name, extra in (("timeline", "t.json", []), ("draw", "g.svg", ["--layout", "own"]),
+                              ("report", "r.html", [])):
+        code, out, err = run(verb, folder, "-o", tmp_path / name, *extra)
+        assert code == 0, (verb, err[-2000:])
+    strict_json((tmp_path / "t.json").read_text())
+    ET.parse(tmp_path / "g.svg")
+    page = (tmp_path / "r.html").read_text()
+    for block in re.findall(r'<script type="application/json" id="trex-[\w-]+">(.*?)</script>',
+                            page, re.S):
+        strict_json(block)

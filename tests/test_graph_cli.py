@@ -35,7 +35,7 @@ def test_default_svg_in_current_folder(mobilenet, tmp_path, monkeypatch, capsys)
     monkeypatch.chdir(tmp_path)
     assert main(["draw", mobilenet]) == 0
     out = capsys.readouterr().out
-    path = tmp_path / "mobilenet.qat.onnx.engine.svg"
+    path = tmp_path / "trex-mobilenet-qat.mobilenet.qat.onnx.engine.svg"  # folder and engine
     assert f"Created file://{path}" in out and "Graphviz dot" in out
     # TREx's draw defaults: forking regions shown, edge details hidden.
     assert "(84 nodes, 93 edges" in out

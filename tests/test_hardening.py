@@ -269,6 +269,30 @@ def test_default_output_names_stay_in_the_current_folder(engines, tmp_path, caps
     assert os.listdir(cwd) == []
 
 
+def test_a_huge_engine_name_costs_linear_time_and_capped_lines(engines, tmp_path, capsys,
+                                                              monkeypatch):
+    """A .tea whose manifest names the engine with 260,000 characters: the default file name is
+    cut once (safe_filename took minutes, trimming a character per pass and re-encoding all),
+    and no warning, header or message line echoes more than about 2,000 characters."""
+    import time
+
+    tea = write_archive(engines / MOBILENET, tmp_path / "big.tea", name="é" * 260_000)
+    monkeypatch.chdir(tmp_path)
+    start = time.perf_counter()
+    code, out, err = cli(capsys, "timeline", tea)
+    assert code == 0 and time.perf_counter() - start < 20, err[-500:]
+    written = Path(re.search(r"Created file://(.+?) \(", out).group(1))
+    assert len(written.name.encode()) <= 120 + len(".trace.json") and written.is_file()
+    for verb in ("summary", "lint"):
+        code, out, err = cli(capsys, verb, tea)
+        assert code == 0
+        assert max(len(line) for line in (out + err).splitlines()) < 2200
+        assert "more characters)" in out.splitlines()[0]  # the header, cut in the middle
+    start = time.perf_counter()
+    assert safe_filename("日" * 520_000) == "日" * 40  # 120 bytes
+    assert time.perf_counter() - start < 0.5
+
+
 # ------------------------------------------------------------------------------ extreme numbers
 def test_timeline_with_huge_times_writes_strict_json(engines, tmp_path, capsys):
     def huge_timing(timing):
@@ -312,7 +336,7 @@ def test_views_tolerate_huge_dimensions_list_types_and_deep_attributes(engines, 
         deep: list = []
         for _ in range(500):
             deep = [deep]
-        layers[3]["Activation"] = deep
+        layers[3]["Deep"] = deep  # (not a text field: those read a list as missing)
 
     folder = hostile_engine(engines, tmp_path / "e", [], graph_edit=edit)
     plan = trex.EnginePlan.from_path(folder)
@@ -334,6 +358,30 @@ def test_views_tolerate_huge_dimensions_list_types_and_deep_attributes(engines, 
     assert code == 0 and strict_json(out)[0]["layers"] == 72
 
 
+def test_numbers_booleans_and_lists_where_text_belongs(engines, tmp_path, capsys):
+    """A numeric TacticName (1.5, true, 2**63) crashed lint and report ('float' object has no
+    attribute 'strip'); text fields are now read as text, or left out, with one warning."""
+    def edit(graph):
+        tactics = [layer for layer in graph["Layers"] if "TacticName" in layer]
+        for layer, value in zip(tactics, [1.5, True, 2**63, [1], None]):
+            layer["TacticName"] = value
+        graph["Layers"][5]["ParameterSubType"] = {"a": 1}
+        graph["Layers"][6]["Inputs"][0]["Location"] = 7
+
+    folder = hostile_engine(engines, tmp_path / "e", [], graph_edit=edit)
+    plan = trex.EnginePlan.from_path(folder)
+    tactics = [layer.raw_dict.get("TacticName") for layer in plan.layers
+               if layer.raw_dict.get("TacticName") is not None]
+    assert all(isinstance(t, str) for t in tactics) and {"1.5", "True", str(2**63)} <= set(tactics)
+    warning = next(w for w in plan.warnings if "fields that hold text" in w)
+    assert "TacticName (5)" in warning and "ParameterSubType (1)" in warning
+    assert "Location (1)" in warning
+    for args in (["lint", folder, "-f", "json"], ["report", folder, "-o", tmp_path / "r.html"],
+                 ["summary", folder, "-gt"]):
+        code, _, err = cli(capsys, *args)
+        assert code == 0, err
+
+
 # ------------------------------------------------------------------------------ numeric options
 @pytest.mark.parametrize("args", [
     ["compare", "A", "B", "--fail-if-slower", "nan"], ["compare", "A", "B", "--fail-if-slower", "inf"],
@@ -344,6 +392,8 @@ def test_views_tolerate_huge_dimensions_list_types_and_deep_attributes(engines, 
     ["timeline", "A", "--max-iterations", "-3"], ["summary", "A", "--profile-id", "-1"],
     ["lint", "A", "--profile-id", "nan"], ["process", "m.onnx", "out", "--power-limit", "nan"],
     ["process", "m.onnx", "out", "--monitor-interval", "0"], ["process", "m.onnx", "out", "--device", "-1"],
+    ["draw", "A", "--timeout", "2147484"], ["draw", "A", "--timeout", "1e7"],
+    ["summary", "A", "--top", "1e40"], ["timeline", "A", "--max-iterations", str(2**64)],
 ])
 def test_numeric_options_are_checked(capsys, args):
     with pytest.raises(SystemExit) as info:
@@ -352,6 +402,51 @@ def test_numeric_options_are_checked(capsys, args):
     err = capsys.readouterr().err
     assert re.search(r"error: argument [-\w/ ]+: (expected (an integer|a finite number)|beam must)",
                      err), err
+
+
+def test_draw_waits_up_to_the_platforms_longest_timeout(engines, plan, tmp_path, capsys):
+    """Up to 2,147,483 s (poll()'s milliseconds in a C int) Graphviz is waited for; beyond, the
+    option and the API refuse the value (it used to raise OverflowError from subprocess)."""
+    out = tmp_path / "g.svg"
+    code = main(["draw", str(engines / "a100-resnet18-fp32"), "--timeout", "2147483",
+                 "--layout", "dot", "-o", str(out)])
+    assert code == 0 and out.read_text().startswith("<?xml"), capsys.readouterr().err
+    with pytest.raises(ValueError, match="up to 2,147,483"):
+        trex.graph.draw_plan(plan("a100-resnet18-fp32"), tmp_path / "h.svg", timeout=2147484)
+
+
+def test_more_than_26_engines_are_labelled_aa_ab_without_pandas_warnings(engines, plan, capsys):
+    """28 engines: the comparison names them A ... Z, AA, AB (the report's page too, where the
+    27th was '['), and pandas never warns (a fragmented frame gave 60 PerformanceWarnings)."""
+    import pandas as pd
+
+    from trex.compare import (
+        align_plans,
+        compare_by_precision,
+        compare_by_type,
+        compare_layers,
+        compare_onnx_nodes,
+    )
+    from trex.html_report.page import page_script
+    from trex.html_report.payload import report_payload
+
+    plans, single = [plan("trt10.4-alexnet-fp16")] * 28, plan("trt8.5-names-only-single")
+    names = [f"e{k}" for k in range(28)]
+    with warnings.catch_warnings():
+        for category in (pd.errors.PerformanceWarning, FutureWarning, DeprecationWarning):
+            warnings.simplefilter("error", category)
+        alignment = align_plans(plans, names=names)
+        for view in (compare_by_type(plans, names), compare_onnx_nodes(plans, names),
+                     compare_by_precision(plans, names, alignment=alignment),
+                     compare_layers(plans, names, alignment=alignment)):
+            assert "e27 ms" in view.columns and view.columns.is_unique
+        payload, _ = report_payload([single] * 28, names)
+    assert [e["letter"] for e in payload["engines"]][24:] == ["Y", "Z", "AA", "AB"]
+    assert "fromCharCode(65" not in page_script()
+    code = main(["compare", *[str(engines / "trt8.5-names-only-single")] * 28, "--top", "1"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "Warning" not in err
+    assert re.search(r"^AB\s", out, re.M) and not re.search(r"^\[\s", out, re.M)
 
 
 def test_regression_gate_refuses_a_nan_limit(plan):

@@ -302,7 +302,7 @@ def test_cli_compares_several_engines(engines, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     paths = [str(engines / f"a100-resnet18-{p}") for p in ("fp32", "fp16", "qat")]
     assert main(["report", *paths, "--names", "fp32,fp16,int8", "--title", "ResNet18"]) == 0
-    out = tmp_path / "comparison.report.html"
+    out = tmp_path / "fp32-vs-fp16-vs-int8.report.html"  # the labels, joined
     assert "3 engines" in capsys.readouterr().out
     page = parse_page(out.read_text(encoding="utf-8"))
     data = json.loads(page.scripts[0][1])
@@ -315,7 +315,7 @@ def test_cli_compares_several_engines(engines, tmp_path, capsys, monkeypatch):
 def test_cli_default_name_and_bad_input(engines, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["report", str(engines / "a100-resnet18-fp16")]) == 0
-    assert (tmp_path / "a100-resnet18-fp16.report.html").is_file()
+    assert (tmp_path / "a100-resnet18-fp16.resnet.onnx.engine.report.html").is_file()
     assert main(["report", str(tmp_path / "missing")]) == 2
     assert "trex report: error:" in capsys.readouterr().err
     assert main(["report", str(engines / "a100-resnet18-fp16"), str(engines / "a100-resnet18-qat"),

@@ -191,8 +191,8 @@ def test_a_plan_reads_each_file_once(engines, monkeypatch):
     from trex.formats import log as log_reader
 
     calls = []
-    original = log_reader.parse
-    monkeypatch.setattr(log_reader, "parse", lambda *a, **k: calls.append(a[1]) or original(*a, **k))
+    original = log_reader._scan  # every parse of a log, read line by line or given as text
+    monkeypatch.setattr(log_reader, "_scan", lambda *a, **k: calls.append(a[1]) or original(*a, **k))
     _quiet(lambda: trex.EnginePlan.from_path(engines / "trt8.6-mobilenetv2-int8-build"))
     assert len(calls) == 1
 
@@ -400,7 +400,8 @@ def test_latency_shares_mean_the_same_in_every_table(engines):
 
 def test_attribute_columns_follow_a_row_by_row_walk(engines, tmp_path):
     """df's attribute columns, built group by group, equal a plain walk over the layers: values,
-    NaN where a layer lacks a key, dicts flattened to key.sub, columns in first-met order."""
+    NaN where a layer lacks a key, small dicts of scalars flattened to key.sub, any other dict one
+    cell of JSON text (issue 24: never a column per key), columns in first-met order."""
     doc = json.loads((engines / "trt8.6-resnet50-int8/resnet50-int8.engine.graph.json").read_text())
     layers = doc["Layers"]
     layers[3] = dict(reversed(list(layers[3].items())))  # another key order for one layer
@@ -417,13 +418,18 @@ def test_attribute_columns_follow_a_row_by_row_walk(engines, tmp_path):
         for key, value in layer.raw_dict.items():
             if key in skip:
                 continue
-            items = value.items() if isinstance(value, dict) else [(None, value)]
+            flat = isinstance(value, dict) and not any(isinstance(v, (dict, list))
+                                                       for v in value.values())
+            if isinstance(value, dict) and not flat:
+                value = json.dumps(value, separators=(",", ":"))
+            items = value.items() if flat else [(None, value)]
             for sub, subvalue in items:
                 name = key if sub is None else f"{key}.{sub}"
                 expected.setdefault(name, [math.nan] * n)[row] = subvalue
     attributes = [c for c in plan.df.columns if c in expected]
     assert attributes == list(expected)
-    assert {"Weights", "Weights.Count", "Extra.b", "Extra.a", "Late"} <= set(attributes)
+    assert {"Weights", "Weights.Count", "Extra", "Late"} <= set(attributes)
+    assert "Extra.a" not in plan.df.columns and plan.df["Extra"].iloc[9] == '{"b":1,"a":[2,3]}'
     for name in attributes:
         got = plan.df[name].tolist()
         if name in _INT_COLUMNS:  # TREx's integer columns: 0 for absent

@@ -298,12 +298,12 @@ def fake_nvml(allow: bool = True) -> types.SimpleNamespace:
 def test_gpu_settings_applied_and_restored_even_on_ctrl_c():
     nv = fake_nvml()
     with pytest.raises(KeyboardInterrupt):
-        with GpuConfigurator(GpuSettings(0, "max", "max", 500), nv) as gpu:
+        with GpuConfigurator(GpuSettings(0, "max", "max", 300), nv) as gpu:
             raise KeyboardInterrupt
     assert nv.calls == [("init",), ("set_power", 300_000), ("lock", 1905, 1905),
                         ("app_clocks", 9501, 1905), ("set_power", 250_000), ("reset_lock",),
                         ("reset_app",), ("shutdown",)]
-    assert gpu.notes[0] == "power limit 500 W is outside 100-300 W; using 300 W"
+    assert gpu.notes[0] == "power limit set to 300 W (was 250 W)"
     assert "clocks locked: compute 1905 MHz, memory 9501 MHz" in gpu.notes
 
 

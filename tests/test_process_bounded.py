@@ -84,13 +84,18 @@ def test_huge_error_line_is_capped_in_bounded_memory(engines, tmp_path):
         assert b"generated kernel na" in f.read().split(b"\n&&&& FAILED TensorRT.trtexec")[0]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_signal_stops_trtexec_and_its_child_and_restores_the_gpu(engines, tmp_path, signum):
+@pytest.mark.parametrize("signum, setsid", [(signal.SIGTERM, ""), (signal.SIGHUP, ""),
+                                            (signal.SIGTERM, "1")])
+def test_signal_stops_trtexec_and_its_child_and_restores_the_gpu(engines, tmp_path, signum,
+                                                                 setsid):
+    """With ``setsid``, trtexec's child has left its process group (issue 24: it outlived the
+    cleanup); it is found among trtexec's descendants and stopped too."""
     engine = tmp_path / "x.engine"
     engine.write_bytes(b"\x00engine")
     pids, nvml_log = tmp_path / "pids", tmp_path / "nvml.jsonl"
     env = _env(engines, TREX_FAKE_TRTEXEC_SLEEP="300", TREX_FAKE_TRTEXEC_SLEEP_STEP="profile",
-               TREX_FAKE_TRTEXEC_PIDS=str(pids), TREX_FAKE_NVML_LOG=str(nvml_log))
+               TREX_FAKE_TRTEXEC_PIDS=str(pids), TREX_FAKE_NVML_LOG=str(nvml_log),
+               TREX_FAKE_TRTEXEC_SETSID=setsid)
     trex = subprocess.Popen(
         [sys.executable, "-m", "trex", "process", str(engine), str(tmp_path / "out"), "-p",
          "--trtexec", FAKE, "--lock-clocks", "--power-limit", "200", "-q"],

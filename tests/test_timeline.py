@@ -123,7 +123,7 @@ def test_cli(engines, tmp_path, capsys, monkeypatch):
                 ) == 0
     out = capsys.readouterr().out
     assert "27,234 events: 10,220 iterations, 57 layers" in out
-    assert (tmp_path / "resnet50-int8.engine.trace.json").is_file()
+    assert (tmp_path / "trt8.6-resnet50-int8.resnet50-int8.engine.trace.json").is_file()
     assert main(["timeline", str(engines / MOBILENET), "-o", "x.json", "--no-iterations"]) == 0
     data = json.loads((tmp_path / "x.json").read_text())
     assert data["otherData"]["iterations"] == 0 and data["otherData"]["layers"] == 72

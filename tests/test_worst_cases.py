@@ -47,16 +47,25 @@ class Run:
     stderr: str
     seconds: float
     peak_bytes: int
+    cpu_seconds: float = 0.0
+
+
+PEAK_MEMORY = Path(__file__).with_name("peak_memory.py")
 
 
 def run_bounded(args: list[str], cwd: Path) -> Run:
-    """Run ``python ARGS`` in a child with resource limits; wait at most TIME_BUDGET seconds."""
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    """Run ``python ARGS`` in a child with resource limits; wait at most TIME_BUDGET seconds.
+    The child reports its own peak memory (tests/peak_memory.py): wait4's figure would count
+    this process, which it is forked from."""
+    peak_path = cwd / "peak.txt"
+    peak_path.unlink(missing_ok=True)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "TREX_PEAK_FILE": str(peak_path)}
     out_path, err_path = cwd / "stdout.txt", cwd / "stderr.txt"
     start = time.monotonic()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.Popen([sys.executable, *args], stdout=out, stderr=err, cwd=cwd, env=env,
-                                preexec_fn=_limits)
+        proc = subprocess.Popen([sys.executable, str(PEAK_MEMORY), *args], stdout=out,
+                                stderr=err, cwd=cwd, env=env, preexec_fn=_limits)
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
@@ -68,9 +77,10 @@ def run_bounded(args: list[str], cwd: Path) -> Run:
                 pytest.fail(f"{' '.join(args)[:300]} ran for more than {TIME_BUDGET:.0f} s")
             time.sleep(0.05)
     proc.returncode = os.waitstatus_to_exitcode(status)
+    peak = int(peak_path.read_text()) if peak_path.is_file() else usage.ru_maxrss * 1024
     return Run(proc.returncode, out_path.read_text(errors="replace"),
-               err_path.read_text(errors="replace"), time.monotonic() - start,
-               usage.ru_maxrss * 1024)
+               err_path.read_text(errors="replace"), time.monotonic() - start, peak,
+               usage.ru_utime + usage.ru_stime)
 
 
 def trex(*args: str, cwd: Path) -> Run:
@@ -190,6 +200,71 @@ def test_numeric_options_are_checked(engines, capsys, verb, option, value):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {option}" in err and value in err and "Traceback" not in err
+
+
+# ----------------------------------------------------------------------------- attribute keys
+NESTED_MEMORY = 300 << 20  # peak resident memory of one verb on 2,000 layers x 200 keys
+NESTED_CPU = 5.0  # CPU seconds of one verb (wall time on a shared machine varies more)
+
+
+@pytest.fixture(scope="module")
+def keyed(engines, tmp_path_factory) -> dict[str, str]:
+    """2,000 layers with 200 attribute keys each that no other layer has (about 8 MB): inside one
+    dict attribute, at the top level, and the dict form packed as a .tea archive."""
+    from helpers import bench_module
+    from trex.formats.archive import write_archive
+
+    worst = bench_module("worst_cases")
+    root = tmp_path_factory.mktemp("keys")
+    nested = worst.nested_attributes_engine(root / "nested", engines)
+    top = worst.nested_attributes_engine(root / "top", engines, nested=False)
+    tea = write_archive(nested.parent, root / "nested.tea")
+    return {"nested": str(nested), "top": str(top), "tea": str(tea)}
+
+
+KEYED_RUNS = [(case, verb) for case in ("nested", "top")
+              for verb in ("summary", "lint", "compare", "report", "draw", "timeline")]
+KEYED_RUNS += [("nested", "summary-json"), ("tea", "summary")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case, verb", KEYED_RUNS)
+def test_memory_follows_the_input_size_with_many_attribute_keys(keyed, tmp_path, case, verb):
+    """Each key used to become a DataFrame column of 2,000 cells: 400,000 columns, 18 GB and
+    about 110 s for ``trex summary``. Now rare keys share one cell per layer."""
+    path = keyed[case]
+    args = {"summary": ["summary", path], "summary-json": ["summary", path, "-f", "json"],
+            "lint": ["lint", path], "compare": ["compare", path, path, "--top", "3"],
+            "report": ["report", path, "-o", "r.html"], "draw": ["draw", path, "-o", "d.svg"],
+            "timeline": ["timeline", path, "-o", "t.json"]}[verb]
+    run = trex(*args, cwd=tmp_path)
+    check_clean(run, tuple(args))
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.peak_bytes < NESTED_MEMORY, f"peak {run.peak_bytes >> 20} MB"
+    assert run.cpu_seconds < NESTED_CPU, f"{run.cpu_seconds:.1f} CPU seconds"
+    if verb == "summary-json":
+        assert json.loads(run.stdout)[0]["layers"] == 2016
+
+
+def test_nested_attributes_stay_one_cell(engines, tmp_path):
+    """In ``plan.df``: a {Type, Count} dict still gives Weights.Type/Weights.Count (TREx), a
+    bigger dict is one cell of JSON text, and rare keys beyond 256 share other_attributes."""
+    import trex
+    from helpers import bench_module
+
+    worst = bench_module("worst_cases")
+    plan = trex.EnginePlan.from_path(worst.nested_attributes_engine(tmp_path / "n", engines, 300,
+                                                                    20))
+    df = plan.df
+    assert {"Weights.Type", "Weights.Count", "Extra"} <= set(df.columns)
+    assert json.loads(df["Extra"].iloc[7]) == {f"k7_{j}": j for j in range(20)}
+    plan = trex.EnginePlan.from_path(worst.nested_attributes_engine(tmp_path / "t", engines, 300,
+                                                                    20, nested=False))
+    df = plan.df
+    assert len(df.columns) < 80 and "k7_3" not in df.columns
+    assert json.loads(df["other_attributes"].iloc[7]) == {f"k7_{j}": j for j in range(20)}
+    assert df.groupby("type").sum()["latency.avg_time"].sum() > 0  # TREx's idiom still works
+    assert any("other_attributes" in w for w in plan.warnings)
 
 
 # ----------------------------------------------------------------------------- regular expressions

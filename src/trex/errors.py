@@ -21,6 +21,16 @@ class InputError(TrexError, ValueError):
         super().__init__(f"{self.path}: {problem}" if self.path else problem)
 
 
+class OutputError(TrexError):
+    """An output cannot be written where it was asked: a folder, a missing folder, a read-only or
+    full file system, a file trex would replace without ``--force``. Names the path."""
+
+    def __init__(self, path: str | os.PathLike | None, problem: str):
+        self.path = None if path is None else os.fspath(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}" if self.path else problem)
+
+
 class TrexWarning(UserWarning):
     """A recoverable oddity in the inputs (also collected in ``EnginePlan.warnings``)."""
 

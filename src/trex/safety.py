@@ -4,11 +4,13 @@ Everything read from an engine's files is data: a layer name may hold terminal e
 spreadsheet formulas, plotly markup or path separators. One function per destination:
 
 * :func:`terminal_text`: control characters, ESC/OSC sequences and bidi overrides made visible;
+* :func:`well_formed`: lone surrogates escaped, so that any text encodes as UTF-8, and
+  :func:`json_inert`: JSON text whose strings hold no control, bidi or surrogate character;
 * :func:`spreadsheet_cell`: a leading ``= + - @ TAB CR`` neutralised with ``'`` (OWASP CSV injection);
 * :func:`plotly_text` (and :func:`escape_figure` for a figure's traces): plotly's HTML subset escaped;
 * :func:`markdown_text`: Markdown and HTML punctuation escaped, mentions broken, one line (CI summaries);
-* :func:`safe_filename`: a bare, bounded file name from data;
-* :func:`atomic_write`: a temporary file in the same folder renamed into place (never a truncated file);
+* :func:`safe_filename`: a bare, bounded file name from data, and :func:`atomic_write`: every
+  output file written whole, never replacing what it must not (both from :mod:`trex.outputs`);
 * :func:`number_option`: argparse types for finite numbers in a range.
 """
 
@@ -16,23 +18,19 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
-import tempfile
 import unicodedata
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import IO, Any
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["atomic_write", "escape_figure", "markdown_text", "number_option", "plotly_text",
-           "safe_filename", "spreadsheet_cell", "terminal_text"]
+from .outputs import HIDDEN_CATEGORIES, MAX_NAME_BYTES, atomic_write, safe_filename
+
+__all__ = ["MAX_NAME_BYTES", "atomic_write", "escape_figure", "json_inert", "markdown_text",
+           "number_option", "plotly_text", "safe_filename", "spreadsheet_cell", "terminal_text",
+           "well_formed"]
 
 # ------------------------------------------------------------------------------------ terminals
-# Unicode categories a terminal may act on: controls (C0, DEL, C1 incl. CSI/OSC introducers),
-# format characters (bidi overrides and isolates, zero-width joiners), line/paragraph separators,
-# and lone surrogates (undecodable bytes) that would not even encode.
-_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+_HIDDEN = HIDDEN_CATEGORIES
 
 
 def _visible(char: str) -> str:
@@ -75,6 +73,48 @@ def markdown_text(value: Any) -> str:
     ``|``), and ``@`` followed by a word joiner so that a name never mentions anyone."""
     text = terminal_text(value)
     return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text).replace("@", "@\u2060")
+
+
+# ------------------------------------------------------------------------------ encodable text
+def well_formed(text: str) -> str:
+    """``text`` that UTF-8 can encode: a lone surrogate (an undecodable byte of a path, a
+    ``"\\ud800"`` in JSON) written as its escape (``\\udce9``); other text unchanged."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _escape_surrogates(text)
+    return text
+
+
+def _escape_surrogates(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
+_NOT_PLAIN = re.compile(r"[^\x20-\x7e\n\r\t]+")
+
+
+def json_inert(text: str) -> str:
+    """JSON text whose strings hold no character a terminal acts on or UTF-8 cannot encode: DEL
+    and C1 controls, format characters (bidi overrides), line separators and lone surrogates
+    become ``\\u`` escapes, as tables show them (``json.dumps`` escapes C0 itself)."""
+    return _NOT_PLAIN.sub(_json_escapes, text)
+
+
+def _json_escapes(match: re.Match[str]) -> str:
+    run = match.group(0)
+    if run.isprintable():  # letters of any script: kept as they are
+        return run
+    return "".join(_json_escape(c) if unicodedata.category(c) in _HIDDEN else c for c in run)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 # --------------------------------------------------------------------------------- spreadsheets
@@ -140,62 +180,20 @@ def escape_figure(fig: Any) -> Any:
     return fig
 
 
-# ----------------------------------------------------------------------------------- file names
-MAX_NAME_BYTES = 120  # leaves room for suffixes such as ".report.html" under the usual 255
-_UNSAFE_NAME_CHARS = re.compile(r'[<>:"|?*]')
-_DOTS = re.compile(r"\.{2,}")
-_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
-
-
-def safe_filename(text: Any, default: str = "engine", max_bytes: int = MAX_NAME_BYTES) -> str:
-    """A bare file name made from data: its last path part, without separators, ``..``, control
-    characters or characters Windows forbids, at most ``max_bytes`` UTF-8 bytes, never empty."""
-    name = str(text if text is not None else "")
-    name = re.split(r"[/\\]", name.rstrip("/\\"))[-1]
-    name = "".join("_" if unicodedata.category(c) in _HIDDEN else c for c in name)
-    name = _DOTS.sub(".", _UNSAFE_NAME_CHARS.sub("_", name)).strip(" .")
-    if name.startswith("-"):
-        name = "_" + name[1:]
-    if _RESERVED.match(name):
-        name = "_" + name
-    while len(name.encode("utf-8", "surrogatepass")) > max_bytes:
-        name = name[:-1]
-    name = name.rstrip(" .")
-    return name or default
-
-
-# -------------------------------------------------------------------------------------- writes
-@contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8"
-                 ) -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path`` for writing; on success it replaces ``path``, on any
-    failure (an exception, Ctrl-C) it is deleted, so ``path`` is never left half-written."""
-    target = Path(path).absolute()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
-            yield handle
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 # ------------------------------------------------------------------------------ numeric options
+# The longest time a child process can be waited for: subprocess waits in poll(), whose
+# timeout is a C int of milliseconds (about 24.8 days).
+MAX_TIMEOUT_SECONDS = (2**31 - 1) // 1000
 def number_option(kind: type = float, minimum: float | None = None, maximum: float | None = None,
                   above: float | None = None) -> Callable[[str], Any]:
     """An argparse ``type=``: a finite ``kind`` (int or float) ``>= minimum``, ``> above`` and
     ``<= maximum``; anything else (``nan``, ``inf``, ``-5``, ``x``) is a clear usage error."""
-    parts = [f"> {above:g}" if above is not None else "",
-             f">= {minimum:g}" if minimum is not None else "",
-             f"<= {maximum:g}" if maximum is not None else ""]
+    def shown(bound: float) -> str:
+        return f"{int(bound):,}" if float(bound).is_integer() else f"{bound:g}"
+
+    parts = [f"> {shown(above)}" if above is not None else "",
+             f">= {shown(minimum)}" if minimum is not None else "",
+             f"<= {shown(maximum)}" if maximum is not None else ""]
     rule = " and ".join(p for p in parts if p)
     what = "an integer" if kind is int else "a finite number"
     expected = f"{what}{' ' + rule if rule else ''}"

@@ -83,11 +83,13 @@ def chrome_trace(source: EnginePlan | pd.DataFrame | str | os.PathLike, *, itera
         if layers:
             what += (" or " if what else "") + "a per-layer profile (--exportProfile)"
         raise InputError(getattr(plan, "graph_file", None), f"nothing to draw: no {what}")
+    # otherData first, "generator" first in it: the file's first bytes say trex wrote it, so
+    # that reading the folder it lands in never takes it for a profile (formats.registry).
     return {
+        "otherData": {"generator": "trex", "engine": name, **counts,
+                      "layer_latency": f"latency.{latency}" if counts["layers"] else None},
         "traceEvents": events,
         "displayTimeUnit": "ms",
-        "otherData": {"engine": name, "generator": "trex", **counts,
-                      "layer_latency": f"latency.{latency}" if counts["layers"] else None},
     }
 
 
@@ -103,7 +105,7 @@ def write_trace(trace: dict[str, Any], output: str | os.PathLike) -> Path:
     file's absolute path."""
     path = Path(output).absolute()
     text = json.dumps(json_value(trace), separators=(",", ":"), allow_nan=False)
-    with atomic_write(path) as f:
+    with atomic_write(path, what="the trace") as f:
         f.write(text)
     return path
 

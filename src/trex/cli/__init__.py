@@ -10,8 +10,11 @@ import signal
 import sys
 import warnings
 
+import pandas as pd
+
 from .. import __version__
 from ..errors import TrexError, TrexWarning, cap_line
+from ..outputs import new_run
 from ..process.signals import Terminated, terminate_on_signals
 from ..safety import terminal_text
 from . import compare, draw, lint, process, report, routes, summary, tactics, timeline
@@ -40,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     warnings.simplefilter("ignore", TrexWarning)  # subtools print plan.warnings themselves
+    # Library advice (pandas' fragmentation and deprecation notes) is for trex's developers, who
+    # see it in the tests; a user of the command gets trex's own lines only.
+    warnings.simplefilter("ignore", FutureWarning)
+    warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
+    new_run()  # outputs this command writes may be replaced by it; no other file without --force
     try:
         with terminate_on_signals():  # SIGTERM/SIGHUP like Ctrl-C: temp folders, children cleaned
             return int(args.run(args) or 0)

@@ -12,8 +12,8 @@ from .. import compare as views
 from ..display import bytes_text, throughput_text
 from ..errors import InputError
 from ..model.plan import EnginePlan
-from ..safety import markdown_text, number_option, terminal_text
-from . import markdown
+from ..safety import markdown_text, terminal_text
+from . import markdown, numbers
 from .options import (
     add_profile_options,
     add_profiles_option,
@@ -58,12 +58,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("paths", nargs="+", metavar="ENGINE")
     parser.add_argument("--names", default=None,
                         help="comma-separated display names (default: from the paths)")
-    parser.add_argument("--top", "-n", type=number_option(int, 0), default=10,
+    parser.add_argument("--top", "-n", type=numbers.COUNT, default=10,
                         help="aligned layers and ONNX nodes to list (0: all; default 10)")
     parser.add_argument("--loose", action="store_true",
                         help="match signatures on the first input and output only "
                              "(TREx's exact_matching=False)")
-    parser.add_argument("--fail-if-slower", type=number_option(float, 0.0, 1e6), default=None,
+    parser.add_argument("--fail-if-slower", type=numbers.PERCENT, default=None,
                         metavar="PCT",
                         help="exit 1 if the last engine is more than PCT %% slower than the first "
                              "(a finite number >= 0)")

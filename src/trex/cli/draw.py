@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
 
-from ..errors import InputError, TrexError
+from ..errors import TrexError
 from ..model.plan import EnginePlan
-from ..safety import number_option
-from .options import add_profile_options
+from ..safety import terminal_text
+from . import numbers
+from .options import add_output_options, add_profile_options, output_path
 from .output import warn
 from .progress import Progress, progress
 
@@ -40,8 +40,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="profile JSON to use (default: found next to the layer file)")
     parser.add_argument("--output_format", "-of", default="svg",
                         choices=["svg", "png", "dot", "onnx"], help="output format (default svg)")
-    parser.add_argument("--output", "-o", default=None,
-                        help="output file (default: <engine name>.<format> in the current folder)")
+    add_output_options(parser, "output file", "<folder>.<engine>.<format>")
     parser.add_argument("--display_regions", "-dr", action="store_true",
                         help="draw every memory region as a node")
     parser.add_argument("--display_constant", "-dc", action="store_true",
@@ -73,7 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="auto (default): Graphviz dot where it is fast, else trex's own "
                              "layout; dot or own (alias layered) force one")
     add_profile_options(parser)
-    parser.add_argument("--timeout", type=number_option(float, above=0.0, maximum=1e7),
+    parser.add_argument("--timeout", type=numbers.TIMEOUT,
                         default=None, metavar="SECONDS",
                         help="seconds to allow Graphviz (default: 20 with --layout auto, then "
                              "trex's own layout draws; 600 with --layout dot)")
@@ -115,14 +114,14 @@ def _draw(args: argparse.Namespace, plan: EnginePlan, shown: Progress) -> int:
         if not target.highlighted:
             raise TrexError(f"no layer matches {args.query!r}")
     fmt = args.output_format
+    out = output_path(args, lambda: graph.drawing.default_output(target, fmt))
     if fmt == "onnx":
-        out = args.output or graph.drawing.default_output(target, "onnx")
         try:
             path = graph.export_onnx(target, out)
         except ImportError:
             raise TrexError("ONNX export needs the onnx package: "
                             "pip install 'trex-explorer[graph]'") from None
-        print(f"Created file://{path} ({len(target.all_layers)} layers)")
+        print(terminal_text(f"Created file://{path} ({len(target.all_layers)} layers)"))
         return 0
     options = dict(
         display_forking_regions=True,
@@ -136,19 +135,15 @@ def _draw(args: argparse.Namespace, plan: EnginePlan, shown: Progress) -> int:
         display_region_names=args.display_region_names,
     )
     shown.step(f"laying out and drawing {len(target.all_layers):,} layers")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = graph.draw_plan(target, args.output, fmt, color_by=args.color_by,
-                                     method=args.method, latency_type=args.latency_type,
-                                     timeout=args.timeout, legend=args.legend, **options)
-    except OSError as exc:
-        raise InputError(args.output or os.getcwd(), f"cannot write the drawing: {exc.strerror}"
-                         ) from None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = graph.draw_plan(target, out, fmt, color_by=args.color_by, method=args.method,
+                                 latency_type=args.latency_type, timeout=args.timeout,
+                                 legend=args.legend, **options)
     shown.clear()
     if result.note:
-        print(f"note: {result.note}", file=sys.stderr)
+        print(terminal_text(f"note: {result.note}"), file=sys.stderr)
     how = {"dot": "Graphviz dot", "layered": "trex's own layout", "source": "DOT source"}
-    print(f"Created file://{result.path} ({result.nodes} nodes, {result.edges} edges, "
-          f"{how[result.method]}, {result.seconds:.2f} s)")
+    print(terminal_text(f"Created file://{result.path} ({result.nodes} nodes, {result.edges} "
+                        f"edges, {how[result.method]}, {result.seconds:.2f} s)"))
     return 0

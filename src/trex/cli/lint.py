@@ -10,9 +10,9 @@ from ..display import bytes_text, is_bytes_key
 from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
 from ..lint.base import findings_frame
 from ..model.plan import EnginePlan
-from ..safety import number_option, terminal_text
-from . import markdown
-from .options import expand_engine_folders, print_notes
+from ..safety import terminal_text
+from . import markdown, numbers
+from .options import expand_engine_folders, heading_labels, print_notes
 from .output import (
     FORMATS,
     add_format_options,
@@ -40,7 +40,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="show findings of this severity or worse (default: all)")
     parser.add_argument("--linter", "-l", action="append", choices=list(LINTERS), default=None,
                         metavar="NAME", help=f"run only this linter (repeatable): {', '.join(LINTERS)}")
-    parser.add_argument("--profile-id", type=number_option(int, 0), default=None,
+    parser.add_argument("--profile-id", type=numbers.PROFILE_ID, default=None,
                         help="optimisation profile of a multi-profile engine (default 0)")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="table format: add the mitigation and help columns")
@@ -58,42 +58,44 @@ def _evidence(evidence: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    reports = []
+    reports, plans = [], []
     paths, notes = expand_engine_folders(args.paths)
     print_notes(notes)
     for path in paths:
-        plan = EnginePlan.from_path(path, profile_id=args.profile_id)
-        reports.append(lint_report(plan, args.linter))
+        plans.append(EnginePlan.from_path(path, profile_id=args.profile_id))
+        reports.append(lint_report(plans[-1], args.linter))
     failed = bool(args.fail_on) and any(report.fails(args.fail_on) for report in reports)
+    labels = heading_labels(plans)
     out = stdout_for(args.format)
     if args.format == "json":
         out.write(to_json([{
             "engine": report.plan_name,
+            "label": label,
             "counts": report.counts(),
             "worst": report.worst(),
             "findings": [f.as_dict() for f in report.findings
                          if severity_at_least(f.severity, args.min_severity)],
             "notes": report.notes,
-        } for report in reports]))
+        } for label, report in zip(labels, reports)]))
         out.write("\n")
         return 1 if failed else 0
     if args.format == "csv":  # one table: every shown finding of every engine
         frames = []
-        for report in reports:
+        for label, report in zip(labels, reports):
             df = findings_frame([f for f in report.findings
                                  if severity_at_least(f.severity, args.min_severity)])
             df["evidence"] = [_evidence(e) for e in df["evidence"]]
-            frames.append(df.assign(engine=report.plan_name)[["engine", *df.columns]])
+            frames.append(df.assign(engine=label)[["engine", *df.columns]])
         out.write(csv_text(pd.concat(frames, ignore_index=True), **csv_options(args)))
         return 1 if failed else 0
     if args.format == "markdown" and args.fail_on:
         verdict = "❌ **Lint gate failed**" if failed else "✅ **Lint gate passed**"
         out.write(f"{verdict}: {'a' if failed else 'no'} finding at {args.fail_on} or worse "
                   f"(--fail-on {args.fail_on})\n\n")
-    for report in reports:
+    for label, report in zip(labels, reports):
         shown = [f for f in report.findings if severity_at_least(f.severity, args.min_severity)]
         by_level = {level: sum(f.severity == level for f in report.findings) for level in SEVERITIES}
-        title = (f"{report.plan_name}: {len(report.findings)} findings "
+        title = (f"{label}: {len(report.findings)} findings "
                  f"({', '.join(f'{v} {k}' for k, v in reversed(by_level.items()))})")
         columns = ["severity", "linter", "layer", "hazard", "evidence"]
         if args.verbose:

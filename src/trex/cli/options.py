@@ -4,22 +4,47 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, cap_line
 from ..formats.discovery import engine_folders, engine_prefix
 from ..model.plan import EnginePlan
-from ..safety import number_option, terminal_text
+from ..outputs import check_replace, folder_of, origin_of
+from ..safety import terminal_text
+from . import numbers
 
 
 def add_profile_options(parser: argparse.ArgumentParser, what: str = "a profile file") -> None:
     """``--profile-id`` and ``--run`` (stored as ``profile_id`` and ``profile_run``)."""
-    parser.add_argument("--profile-id", type=number_option(int, 0, 2**31), default=None,
+    parser.add_argument("--profile-id", type=numbers.PROFILE_ID, default=None,
                         help="optimisation profile of a multi-profile engine (default 0)")
-    parser.add_argument("--run", type=number_option(int, -(2**31), 2**31), default=None,
+    parser.add_argument("--run", type=numbers.RUN, default=None,
                         dest="profile_run",
                         help=f"run to use when {what} holds several (default 0)")
+
+
+def add_output_options(parser: argparse.ArgumentParser, what: str, default: str) -> None:
+    """``--output/-o`` and ``--force``: a default-named output never replaces a file this run did
+    not write (another engine's drawing, a user's file) unless ``--force``."""
+    parser.add_argument("--output", "-o", default=None,
+                        help=f"{what} (default: {default} in the current folder, e.g. "
+                             "a100-resnet18-fp32.resnet.onnx.engine for the engine "
+                             "resnet.onnx.engine in the folder a100-resnet18-fp32)")
+    parser.add_argument("--force", action="store_true",
+                        help="let the default-named output replace an existing file (an "
+                             "explicit --output always may)")
+
+
+def output_path(args: argparse.Namespace, default: Callable[[], str]) -> str:
+    """The output file: ``--output``, else ``default()``, which may replace an existing file
+    only with ``--force`` (or when this run wrote it)."""
+    if args.output:
+        return str(args.output)
+    path = default()
+    check_replace(path, args.force)
+    return path
 
 
 def add_profiles_option(parser: argparse.ArgumentParser) -> None:
@@ -70,6 +95,19 @@ def load_plans(paths: list[str], args: argparse.Namespace,
         plans += found
         origins += [path] * len(found)
     return plans, origins
+
+
+def heading_labels(plans: list[EnginePlan]) -> list[str]:
+    """What heads each engine's section (``trex summary``, ``trex lint``): its name, or
+    ``<folder>/<name>`` where names repeat (``trex summary fp32/ fp16/``), numbered if still
+    alike; each cut to the length of a warning line."""
+    names = [str(plan.name) for plan in plans]
+    seen = Counter(names)
+    labels = [f"{folder_of(origin_of(plan)) or '.'}/{name}" if seen[name] > 1 else name
+              for plan, name in zip(plans, names)]
+    again = Counter(labels)
+    labels = [f"{label} #{i + 1}" if again[label] > 1 else label for i, label in enumerate(labels)]
+    return [cap_line(label) for label in labels]
 
 
 def engine_labels(paths: list[str], plans: list[EnginePlan], given: str | None) -> list[str]:

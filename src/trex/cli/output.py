@@ -19,9 +19,10 @@ from typing import Any, TextIO
 import pandas as pd
 
 from ..display import cut_text, fit_column
+from ..errors import cap_line
 from ..jsonable import json_value
 from ..model.facts import MISSING
-from ..safety import spreadsheet_cell, terminal_text
+from ..safety import json_inert, spreadsheet_cell, terminal_text, well_formed
 
 FORMATS = ("table", "json", "csv")
 
@@ -90,19 +91,19 @@ def kv_table(d: dict[str, Any]) -> str:
 
 def csv_text(df: pd.DataFrame, raw: bool = False, terminal: bool = False) -> str:
     """CSV text of ``df``: text cells (and headers) neutralised for spreadsheets unless ``raw``;
-    numbers stay numbers. ``terminal``: control characters shown as escapes (output to a tty)."""
-    if not raw or terminal:
-        def cell(value: Any) -> Any:
-            if terminal and isinstance(value, str):
-                value = terminal_text(value)
-            return value if raw else spreadsheet_cell(value)
+    numbers stay numbers. ``terminal``: control characters shown as escapes (output to a tty).
+    Lone surrogates are always escaped (``\\udce9``): the text must encode as UTF-8."""
+    def cell(value: Any) -> Any:
+        if isinstance(value, str):
+            value = terminal_text(value) if terminal else well_formed(value)
+        return value if raw else spreadsheet_cell(value)
 
-        df = df.copy()
-        df.columns = [cell(str(c)) for c in df.columns]
-        for i in range(len(df.columns)):
-            column = df.iloc[:, i]
-            if not pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
-                df.isetitem(i, column.map(cell))
+    df = df.copy()
+    df.columns = [cell(str(c)) for c in df.columns]
+    for i in range(len(df.columns)):
+        column = df.iloc[:, i]
+        if not pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+            df.isetitem(i, column.map(cell))
     # Python's csv quotes a field holding CR only when CR ends lines: a bare CR would start a new
     # row in a spreadsheet (a row that could begin with "="), so text is then always quoted.
     cr = any("\r" in str(c) for c in df.columns) or any(
@@ -120,8 +121,9 @@ def csv_options(args: argparse.Namespace) -> dict[str, bool]:
 
 
 def to_json(obj: Any) -> str:
-    """Strict JSON text of dicts/lists/DataFrames (NaN and infinities become null)."""
-    return json.dumps(json_value(obj), indent=2, ensure_ascii=False, allow_nan=False)
+    """Strict JSON text of dicts/lists/DataFrames (NaN and infinities become null); control,
+    bidi and lone-surrogate characters in its strings written as ``\\u`` escapes."""
+    return json_inert(json.dumps(json_value(obj), indent=2, ensure_ascii=False, allow_nan=False))
 
 
 class TerminalWriter:
@@ -147,8 +149,10 @@ def stdout_for(fmt: str) -> Any:
 
 
 def warn(source: Any, message: Any) -> None:
-    """``warning: SOURCE: MESSAGE`` on standard error, control characters shown as escapes."""
-    print(terminal_text(f"warning: {source}: {message}"), file=sys.stderr)
+    """``warning: SOURCE: MESSAGE`` on standard error, control characters shown as escapes, the
+    source (an engine's name: data) and the line each cut to the documented length."""
+    print(terminal_text(cap_line(f"warning: {cap_line(source, 200)}: {message}")),
+          file=sys.stderr)
 
 
 def _isatty(stream: Any) -> bool:

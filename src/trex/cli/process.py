@@ -12,7 +12,8 @@ from ..process import pipeline
 from ..process.gpu import GpuSettings
 from ..process.runner import StepError, TrtexecNotFound, describe_line
 from ..process.signals import Terminated, terminate_on_signals
-from ..safety import number_option
+from ..safety import terminal_text
+from . import numbers
 
 
 class _PassThroughParser(argparse.ArgumentParser):
@@ -69,35 +70,24 @@ def _add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--archive", action="store_true",
                         help="also pack everything into OUTDIR/X.tea (EnginePlan reads it)")
     gpu = parser.add_argument_group("GPU settings while profiling (NVML, nvidia-ml-py)")
-    gpu.add_argument("--device", type=number_option(int, 0, 4096), default=0,
+    gpu.add_argument("--device", type=numbers.DEVICE, default=0,
                      help="GPU index (default 0)")
     gpu.add_argument("--lock-clocks", action="store_true",
                      help="lock compute and memory clocks (default: their maximum)")
-    gpu.add_argument("--compute-clock", default=None, metavar="MHZ",
+    gpu.add_argument("--compute-clock", type=numbers.clock, default=None, metavar="MHZ",
                      help="compute clock to lock, or 'max' (implies --lock-clocks)")
-    gpu.add_argument("--memory-clock", default=None, metavar="MHZ",
+    gpu.add_argument("--memory-clock", type=numbers.clock, default=None, metavar="MHZ",
                      help="memory clock to lock, or 'max' (implies --lock-clocks)")
-    gpu.add_argument("--power-limit", type=number_option(float, above=0.0, maximum=1e5), default=None,
+    gpu.add_argument("--power-limit", type=numbers.WATTS, default=None,
                      metavar="WATTS",
                      help="power limit while profiling")
     gpu.add_argument("--monitor", action="store_true",
                      help="sample power, temperature, clocks and throttle reasons while "
                           "profiling (written to X.gpu.json)")
-    gpu.add_argument("--monitor-interval", type=number_option(float, above=0.0, maximum=86400.0),
+    gpu.add_argument("--monitor-interval", type=numbers.INTERVAL,
                      default=1.0, metavar="S")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     parser.set_defaults(run=run)
-
-
-def _clock(value: str | None) -> int | str | None:
-    if value is None:
-        return None
-    if value.lower() == "max":
-        return "max"
-    try:
-        return int(value)
-    except ValueError:
-        raise SystemExit(f"trex process: error: a clock is MHz or 'max', not {value!r}") from None
 
 
 class Progress:
@@ -113,8 +103,8 @@ class Progress:
 
     def line(self, step: str, number: int, text: str) -> None:
         note = describe_line(text)
-        if note:
-            self.note = note
+        if note:  # names a layer (an ONNX node name: data), shown inert
+            self.note = terminal_text(note)
         now = time.monotonic()
         if self.tty and now - self.last_draw > 0.1:
             self.last_draw = now
@@ -126,26 +116,31 @@ class Progress:
         if kind == "start":
             self.start, self.note = time.monotonic(), ""
             title = {"build": "Building", "profile": "Profiling"}.get(info["step"], info["step"])
-            print(f"{title}: {shlex.join(map(str, info['command']))}", flush=True)
+            say(f"{title}: {shlex.join(map(str, info['command']))}", flush=True)
             return
         if self.tty:
             sys.stderr.write("\r" + " " * 110 + "\r")
         if kind == "done":
-            print(f"  {info['step']} done in {info['seconds']:.1f} s ({info['lines']:,} log lines):"
+            say(f"  {info['step']} done in {info['seconds']:.1f} s ({info['lines']:,} log lines):"
                   f" {info['log']}")
         elif kind == "metadata":
-            print(f"  metadata: {info['path']}")
+            say(f"  metadata: {info['path']}")
         elif kind == "drawing":
-            print(f"Drawing: {info['path']}")
+            say(f"Drawing: {info['path']}")
         elif kind == "archive":
-            print(f"Archive: {info['path']} ({info['files']} files)")
+            say(f"Archive: {info['path']} ({info['files']} files)")
         elif kind == "gpu":
             self.shown.add(info["note"])
-            print(f"  GPU: {info['note']}")
+            say(f"  GPU: {info['note']}")
         elif kind == "gpu_hint":
-            print(f"    {info['command']}")
+            say(f"    {info['command']}")
         elif kind == "monitor":
-            print(f"  GPU monitor: {_monitor_text(info)}")
+            say(f"  GPU monitor: {_monitor_text(info)}")
+
+
+def say(text: str, **kwargs: Any) -> None:
+    """Print a line made of data (paths, notes, trtexec's words), control characters inert."""
+    print(terminal_text(text), **kwargs)
 
 
 def _monitor_text(info: dict[str, Any]) -> str:
@@ -161,8 +156,8 @@ def _monitor_text(info: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     lock = args.lock_clocks or args.compute_clock is not None or args.memory_clock is not None
     gpu = GpuSettings(args.device,
-                      (_clock(args.compute_clock) or "max") if lock else None,
-                      (_clock(args.memory_clock) or "max") if lock else None,
+                      (args.compute_clock or "max") if lock else None,
+                      (args.memory_clock or "max") if lock else None,
                       args.power_limit)
     progress = Progress(args.quiet)
     try:
@@ -179,27 +174,30 @@ def run(args: argparse.Namespace) -> int:
         print(f"trex process: {exc}: trtexec stopped, GPU settings restored", file=sys.stderr)
         return exc.exit_code
     except TrtexecNotFound as exc:
-        print(f"trex process: error: {exc}", file=sys.stderr)
+        print(terminal_text(f"trex process: error: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:  # a full disk, a read-only folder
-        print(f"trex process: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        where = exc.filename or args.outdir
+        print(terminal_text(f"trex process: error: {where}: {exc.strerror or exc}"),
+              file=sys.stderr)
+        return 2
     except StepError as exc:
         if progress.tty:
             sys.stderr.write("\r" + " " * 110 + "\r")
-        print(f"trex process: error: {exc}", file=sys.stderr)
+        # the last error lines are trtexec's output, naming ONNX nodes: shown inert
+        print(terminal_text(f"trex process: error: {exc}", keep_newlines=True), file=sys.stderr)
         if exc.step == "build":
             print("  check that the model and the trtexec arguments are valid (see the log)",
                   file=sys.stderr)
         return 1
     if args.print_only:
         for note in result.notes:
-            print(f"# {note}")
+            say(f"# {note}")
         for command in result.commands.values():
-            print(shlex.join(map(str, command)))
+            say(shlex.join(map(str, command)))
         return 0
     for note in result.notes:
         if note not in progress.shown:
-            print(f"note: {note}", file=sys.stderr)
-    print(f"TensorRT {result.version or 'version unknown'}; files in {result.paths.outdir}")
+            say(f"note: {note}", file=sys.stderr)
+    say(f"TensorRT {result.version or 'version unknown'}; files in {result.paths.outdir}")
     return 0

@@ -5,15 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Any
 
 from ..errors import InputError
-from ..safety import safe_filename
+from ..outputs import default_name, output_name, safe_filename
+from ..safety import terminal_text
 from .options import (
+    add_output_options,
     add_profile_options,
     add_profiles_option,
     engine_labels,
     expand_engine_folders,
     load_plans,
+    output_path,
     print_notes,
 )
 from .output import warn
@@ -30,9 +34,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "the baseline). Each PATH is an engine prefix, a folder or any of its files; a "
                     "folder of engine folders stands for each of them, in name order.")
     parser.add_argument("paths", nargs="+", metavar="PATH")
-    parser.add_argument("--output", "-o", default=None,
-                        help="output file (default: <engine name>.report.html, or "
-                             "comparison.report.html for several engines, in the current folder)")
+    add_output_options(parser, "output file", "<folder>.<engine>.report.html, or "
+                                              "<label>-vs-<label>....report.html for several "
+                                              "engines,")
     parser.add_argument("--names", default=None,
                         help="comma-separated display names (default: from the paths)")
     parser.add_argument("--title", default=None, help="the report's title")
@@ -45,10 +49,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def default_output(labels: list[str]) -> str:
-    if len(labels) > 1:
-        return "comparison.report.html"
-    return f"{safe_filename(labels[0])}.report.html"
+def default_output(plans: list[Any], labels: list[str]) -> str:
+    """One engine: ``<folder>.<engine>.report.html``; several: their labels joined by ``-vs-``."""
+    if len(plans) == 1:
+        return default_name(plans[0], ".report.html")
+    return output_name(["-vs-".join(safe_filename(label, default="") for label in labels)],
+                       ".report.html")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,15 +83,15 @@ def _run(args: argparse.Namespace) -> int:
         for label, plan in zip(labels, plans):
             for warning in plan.warnings:
                 warn(label, warning)
+        output = output_path(args, lambda: default_output(plans, labels))
         try:
-            result = write_report(plans, args.output or default_output(labels), labels=labels,
-                                  title=args.title, gpu=args.gpu, exact_matching=not args.loose,
-                                  paths=paths, progress=shown)
+            result = write_report(plans, output, labels=labels, title=args.title, gpu=args.gpu,
+                                  exact_matching=not args.loose, paths=paths, progress=shown)
         except ImportError as exc:
             raise InputError(None, str(exc)) from None
     for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(terminal_text(f"note: {note}"), file=sys.stderr)
     what = f"{result.engines} engines" if result.engines > 1 else "1 engine"
-    print(f"Created file://{result.path} ({what}, {result.layers} layers, "
-          f"{result.bytes / 1e6:.1f} MB, {time.perf_counter() - start:.2f} s)")
+    print(terminal_text(f"Created file://{result.path} ({what}, {result.layers} layers, "
+                        f"{result.bytes / 1e6:.1f} MB, {time.perf_counter() - start:.2f} s)"))
     return 0

@@ -18,7 +18,8 @@ import pandas as pd
 
 from .. import routes as views
 from ..errors import InputError
-from ..safety import number_option, terminal_text
+from ..safety import terminal_text
+from . import numbers
 from .output import add_format_options, csv_options, csv_text, stdout_for, text_table, to_json, warn
 
 _EPILOG = """\
@@ -54,10 +55,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="iterations to compare (default: the default and the best route)")
     parser.add_argument("--report", "-r", default=None, metavar="HTML",
                         help="also write the comparison as an HTML report (needs --engines)")
-    parser.add_argument("--accuracy-threshold", type=number_option(float, 0.0), default=None,
+    parser.add_argument("--accuracy-threshold", type=numbers.LOSS, default=None,
                         metavar="X",
                         help="judge losses against X instead of the sweep's --accuracyThreshold")
-    parser.add_argument("--top", "-n", type=number_option(int, 0), default=10,
+    parser.add_argument("--top", "-n", type=numbers.COUNT, default=10,
                         help="layers listed in the comparison (0: all; default 10)")
     add_format_options(parser)
     parser.set_defaults(run=run)

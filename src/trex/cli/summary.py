@@ -6,9 +6,9 @@ import argparse
 
 from .. import summary as views
 from ..model.plan import EnginePlan
-from ..safety import number_option, terminal_text
-from . import markdown
-from .options import add_profile_options, expand_engine_folders, print_notes
+from ..safety import terminal_text
+from . import markdown, numbers
+from .options import add_profile_options, expand_engine_folders, heading_labels, print_notes
 from .output import (
     FORMATS,
     add_format_options,
@@ -36,7 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="how to sort the tactic summary")
     parser.add_argument("--group_tactics", "-gt", action="store_true",
                         help="group tactics by kernel family (drop the _0x... hash)")
-    parser.add_argument("--top", "-n", type=number_option(int, 0), default=10,
+    parser.add_argument("--top", "-n", type=numbers.COUNT, default=10,
                         help="number of slowest layers")
     add_format_options(parser, (*FORMATS, "markdown"))
     parser.set_defaults(run=run)
@@ -65,19 +65,22 @@ def run(args: argparse.Namespace) -> int:
             "tactics": views.tactic_summary(plan, args.group_tactics, args.sort_key),
         }))
     out = stdout_for(args.format)
+    labels = heading_labels([plan for plan, _ in sections])
     if args.format == "markdown":
-        out.write("\n".join(_markdown(plan, tables, args.top) for plan, tables in sections))
+        out.write("\n".join(_markdown(label, plan, tables, args.top)
+                             for label, (plan, tables) in zip(labels, sections)))
         return 0
     if args.format == "json":
-        out.write(to_json([{**views.model_summary(plan), **tables} for plan, tables in sections]))
+        out.write(to_json([{"label": label, **views.model_summary(plan), **tables}
+                           for label, (plan, tables) in zip(labels, sections)]))
         out.write("\n")
         return 0
-    for plan, tables in sections:
+    for label, (plan, tables) in zip(labels, sections):
         if args.format == "csv":
             for title, df in tables.items():
-                out.write(f"# {terminal_text(plan.name)}: {title}\n{csv_text(df, **csv_options(args))}")
+                out.write(f"# {terminal_text(label)}: {title}\n{csv_text(df, **csv_options(args))}")
             continue
-        out.write(f"== {terminal_text(plan.name)} ==\n")
+        out.write(f"== {terminal_text(label)} ==\n")
         out.write(kv_table(views.headline_rows(plan)) + "\n")
         for title, section in (("Device", views.device_rows(plan)),
                                ("Builder configuration", plan.builder_cfg),
@@ -94,14 +97,14 @@ def run(args: argparse.Namespace) -> int:
                 continue
             out.write(f"\n{title}:\n{text_table(df)}\n")
         for warning in plan.warnings:
-            warn(plan.name, warning)
+            warn(label, warning)
         out.write("\n")
     return 0
 
 
-def _markdown(plan: EnginePlan, tables: dict, top: int) -> str:
+def _markdown(label: str, plan: EnginePlan, tables: dict, top: int) -> str:
     """One engine's summary in Markdown: the header facts, then each table, then warnings."""
-    parts = [markdown.heading(3, plan.name), "", markdown.pairs(views.headline_rows(plan)), ""]
+    parts = [markdown.heading(3, label), "", markdown.pairs(views.headline_rows(plan)), ""]
     for title, section in (("Device", views.device_rows(plan)),
                            ("Builder configuration", plan.builder_cfg),
                            ("Performance summary (trtexec)", views.performance_rows(plan))):

@@ -9,8 +9,9 @@ import pandas as pd
 
 from .. import tactics as views
 from ..errors import InputError
-from ..safety import number_option, terminal_text
+from ..safety import terminal_text
 from ..tactic_choice import AMBIGUOUS, NOT_TUNED
+from . import numbers
 from .output import add_format_options, csv_options, csv_text, kv_table, stdout_for, text_table, to_json, warn
 
 VIEWS = ("summary", "layers", "tactics", "fusions", "memory", "passes", "myelin")
@@ -37,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="only layers whose name matches REGEX")
     parser.add_argument("--sort", choices=list(SORTS), default="engine",
                         help="order of the layer table (default: engine order)")
-    parser.add_argument("--top", "-n", type=number_option(int, 0), default=None,
+    parser.add_argument("--top", "-n", type=numbers.COUNT, default=None,
                         help="at most N layer rows")
     parser.add_argument("--all-passes", action="store_true",
                         help="tactics, fusions and Myelin tables of every builder pass, not only "

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from .. import timeline
-from ..errors import InputError
 from ..model.plan import EnginePlan
-from ..safety import number_option, safe_filename
-from .options import add_profile_options
+from ..outputs import default_name, folder_of, output_name
+from ..safety import terminal_text
+from . import numbers
+from .options import add_output_options, add_profile_options, output_path
 from .output import warn
 
 
@@ -20,9 +22,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "ui.perfetto.dev or chrome://tracing. PATH is an engine prefix, a folder, any "
                     "of its files, or a bare --exportTimes file.")
     parser.add_argument("path", metavar="PATH")
-    parser.add_argument("--output", "-o", default=None,
-                        help="trace file (default: <engine name>.trace.json in the current folder)")
-    parser.add_argument("--max-iterations", type=number_option(int, 0), default=None, metavar="N",
+    add_output_options(parser, "trace file", "<folder>.<engine>.trace.json")
+    parser.add_argument("--max-iterations", type=numbers.COUNT, default=None, metavar="N",
                         help="draw only the first N iterations")
     parser.add_argument("--no-layers", dest="layers", action="store_false",
                         help="leave out the per-layer track")
@@ -41,16 +42,15 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(source, EnginePlan):
         for warning in source.warnings:
             warn(name, warning)
-    output = args.output or f"{safe_filename(name)}.trace.json"
-    try:
-        trace = timeline.chrome_trace(source, iterations=args.iterations, layers=args.layers,
-                                      max_iterations=args.max_iterations,
-                                      latency=args.latency_type)
-        path = timeline.write_trace(trace, output)
-    except OSError as exc:
-        raise InputError(output, f"cannot write the trace: {exc.strerror or exc}") from None
+    output = output_path(args, lambda: default_name(source, ".trace.json")
+                         if isinstance(source, EnginePlan) else
+                         output_name([folder_of(args.path), os.path.basename(args.path)],
+                                     ".trace.json"))
+    trace = timeline.chrome_trace(source, iterations=args.iterations, layers=args.layers,
+                                  max_iterations=args.max_iterations, latency=args.latency_type)
+    path = timeline.write_trace(trace, output)
     info = trace["otherData"]
-    print(f"Created file://{path} ({len(trace['traceEvents']):,} events: {info['iterations']:,} "
-          f"iterations, {info['layers']:,} layers); open it in ui.perfetto.dev or "
-          "chrome://tracing")
+    print(terminal_text(f"Created file://{path} ({len(trace['traceEvents']):,} events: "
+                        f"{info['iterations']:,} iterations, {info['layers']:,} layers); open it "
+                        "in ui.perfetto.dev or chrome://tracing"))
     return 0

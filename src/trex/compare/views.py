@@ -81,14 +81,15 @@ def _grouped(plans: Sequence[EnginePlan], names: list[str], column: str, speedup
         # An engine without a per-layer profile has no latency per type: NaN, not 0.
         parts.append(pd.DataFrame({"sum": grouped.sum(min_count=1), "size": grouped.size()}))
     keys = list(dict.fromkeys(k for part in parts for k in part.index))
-    out = pd.DataFrame({column: keys})
+    columns: dict[str, Any] = {column: keys}
     for name, part in zip(names, parts):
-        out[f"{name} ms"] = part["sum"].reindex(keys).to_numpy(dtype=float)
+        columns[f"{name} ms"] = part["sum"].reindex(keys).to_numpy(dtype=float)
     for name, part in zip(names, parts):
-        out[f"{name} layers"] = part["size"].reindex(keys).fillna(0).to_numpy(dtype="int64")
+        columns[f"{name} layers"] = part["size"].reindex(keys).fillna(0).to_numpy(dtype="int64")
     if speedup:
         for name in names[1:]:
-            out[f"{name} speedup"] = out[f"{names[0]} ms"] / out[f"{name} ms"]
+            columns[f"{name} speedup"] = columns[f"{names[0]} ms"] / columns[f"{name} ms"]
+    out = pd.DataFrame(columns)  # built at once: column by column fragments it (27+ engines)
     ms_cols = [f"{name} ms" for name in names]
     return out.sort_values(ms_cols, ascending=False, na_position="last", ignore_index=True)
 
@@ -119,7 +120,8 @@ def compare_by_precision(plans: Sequence[EnginePlan], names: Sequence[str] | Non
                   else np.array([], dtype=object) for plan in plans]
     latencies = [plan.df["latency.avg_time"].to_numpy(dtype="float64") for plan in plans]
     first = alignment[names[0]]
-    pairs: dict[str, list[int]] = {}
+    speedups: dict[str, list[float]] = {}
+    pairs: dict[str, Any] = {}
     for k, name in enumerate(names[1:], start=1):
         both = (first.notna() & alignment[name].notna()).to_numpy()
         rows_a = first[both].to_numpy(dtype="int64")
@@ -134,11 +136,9 @@ def compare_by_precision(plans: Sequence[EnginePlan], names: Sequence[str] | Non
             total_b = float(ms_b[timed].sum())
             ratios.append(float(ms_a[timed].sum()) / total_b if timed.any() and total_b > 0
                           else math.nan)
-        out[f"{name} speedup"] = ratios
-        pairs[f"{name} pairs"] = counts
-    for column, counts in pairs.items():
-        out[column] = pd.array(counts, dtype="int64")
-    return out
+        speedups[f"{name} speedup"] = ratios
+        pairs[f"{name} pairs"] = pd.array(counts, dtype="int64")
+    return pd.concat([out, pd.DataFrame({**speedups, **pairs}, index=out.index)], axis=1)
 
 
 def compare_layers(plans: Sequence[EnginePlan], names: Sequence[str] | None = None,
@@ -149,7 +149,7 @@ def compare_layers(plans: Sequence[EnginePlan], names: Sequence[str] | None = No
     names = _names(plans, names)
     if alignment is None:
         alignment = align_plans(plans, exact_matching, names)
-    out = alignment[[c for c in ("type", "match", "confidence") if c in alignment]].copy()
+    columns: dict[str, Any] = {}
     for plan, name in zip(plans, names):
         rows = alignment[name]
         present = rows.notna().to_numpy()
@@ -160,13 +160,15 @@ def compare_layers(plans: Sequence[EnginePlan], names: Sequence[str] | None = No
             values = df[column].to_numpy()
             return [values[p] if ok else fill for p, ok in zip(pos, present)]
 
-        out[f"{name} name"] = pick("Name", "")
-        out[f"{name} ms"] = pd.array(pick("latency.avg_time", math.nan), dtype="float64")
-        out[f"{name} precision"] = [p if isinstance(p, str) else "" for p in pick("precision", "")]
+        columns[f"{name} name"] = pick("Name", "")
+        columns[f"{name} ms"] = pd.array(pick("latency.avg_time", math.nan), dtype="float64")
+        columns[f"{name} precision"] = [p if isinstance(p, str) else ""
+                                        for p in pick("precision", "")]
+    kept = alignment[[c for c in ("type", "match", "confidence") if c in alignment]]
+    out = pd.concat([kept, pd.DataFrame(columns, index=alignment.index)], axis=1)
     first, last = out[f"{names[0]} ms"], out[f"{names[-1]} ms"]
-    out["delta ms"] = last.fillna(0.0) - first.fillna(0.0)
-    out["speedup"] = first / last.where(last != 0)
-    return out
+    return out.assign(**{"delta ms": last.fillna(0.0) - first.fillna(0.0),
+                         "speedup": first / last.where(last != 0)})
 
 
 def layer_regressions(plans: Sequence[EnginePlan], names: Sequence[str] | None = None,
@@ -198,14 +200,18 @@ def compare_onnx_nodes(plans: Sequence[EnginePlan], names: Sequence[str] | None 
         table = latency_by_onnx_node(plan)
         tables.append(table[table["onnx_node"] != TENSORRT].set_index("onnx_node"))
     nodes = list(dict.fromkeys(node for table in tables for node in table.index))
-    out = pd.DataFrame({"onnx_node": pd.Series(nodes, dtype=object)})
+    columns: dict[str, Any] = {"onnx_node": pd.Series(nodes, dtype=object)}
     for name, table in zip(names, tables):
-        out[f"{name} ms"] = table["latency_ms"].reindex(nodes).to_numpy(dtype="float64")
+        columns[f"{name} ms"] = pd.Series(table["latency_ms"].reindex(nodes).to_numpy(
+            dtype="float64"), dtype="float64")
     for name, table in zip(names, tables):
-        out[f"{name} layers"] = table["layers"].reindex(nodes).fillna(0).to_numpy(dtype="int64")
+        columns[f"{name} layers"] = pd.array(table["layers"].reindex(nodes).fillna(0).to_numpy(
+            dtype="int64"), dtype="int64")
     for name in names[1:]:
-        out[f"{name} speedup"] = out[f"{names[0]} ms"] / out[f"{name} ms"]
-    out["delta ms"] = out[f"{names[-1]} ms"].fillna(0.0) - out[f"{names[0]} ms"].fillna(0.0)
+        columns[f"{name} speedup"] = columns[f"{names[0]} ms"] / columns[f"{name} ms"]
+    columns["delta ms"] = (columns[f"{names[-1]} ms"].fillna(0.0)
+                           - columns[f"{names[0]} ms"].fillna(0.0))
+    out = pd.DataFrame(columns)
     out.attrs["without_metadata"] = missing
     return out
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..graph.colors import rgb
-from ..safety import spreadsheet_cell
+from ..safety import spreadsheet_cell, well_formed
 
 MAX_SHEET_NAME = 31  # Excel's limit
 MAX_CELL_TEXT = 32767
@@ -39,7 +39,7 @@ def figure_text(value: Any) -> Any:
 
 def chart_text(value: Any) -> str:
     """A chart title or series name: xlsxwriter reads a leading ``=`` as a cell reference."""
-    return spreadsheet_cell(str(figure_text(value) or ""))
+    return spreadsheet_cell(well_formed(str(figure_text(value) or "")))
 
 
 def cell_value(value: Any) -> Any:
@@ -58,4 +58,4 @@ def cell_value(value: Any) -> Any:
     if isinstance(value, (pd.Timestamp, pd.Timedelta)):
         return str(value)
     text = value if isinstance(value, str) else str(value)
-    return text[:MAX_CELL_TEXT]
+    return well_formed(text[:MAX_CELL_TEXT])

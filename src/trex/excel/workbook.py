@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..model.plan import EnginePlan
 from ..report.frames import clean_for_display
-from ..safety import atomic_write, is_formula_like
+from ..safety import atomic_write, is_formula_like, well_formed
 from .cells import MAX_SHEET_NAME, cell_value
 from .charts import MAX_CHART_POINTS, FigureCharts
 
@@ -118,7 +118,7 @@ class ExcelSummary(FigureCharts):
     # ------------------------------------------------------------------ sheets
     def sheet_name(self, name: str) -> str:
         """A valid, unused sheet name made from ``name`` (at most 31 characters)."""
-        base = _BAD_SHEET_CHARS.sub("_", str(name)).strip("'") or "Sheet"
+        base = _BAD_SHEET_CHARS.sub("_", well_formed(str(name))).strip("'") or "Sheet"
         base = base[:MAX_SHEET_NAME]
         candidate, n = base, 1
         while candidate.lower() in self._names:
@@ -268,7 +268,7 @@ class ExcelSummary(FigureCharts):
         The file appears whole or not at all (a temporary file renamed into place)."""
         if not self._saved:
             self.book.close()
-            with atomic_write(self.path, "wb") as fh:
+            with atomic_write(self.path, "wb", what="the workbook") as fh:
                 fh.write(self._buffer.getvalue())
             self._saved = True
             self._buffer = io.BytesIO()

@@ -108,9 +108,8 @@ def write_archive(files: Iterable[str | os.PathLike[str]] | str | os.PathLike[st
         **(extra or {}),
     }
     out = Path(output).absolute()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(out, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED,
-                                                        compresslevel=6) as zf:
+    with atomic_write(out, "wb", what="the archive") as fh, \
+            zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
         zf.writestr(MANIFEST, json.dumps(json_value(manifest), indent=2, ensure_ascii=False,
                                          allow_nan=False))
         for entry, path in sorted(names.items()):

@@ -33,7 +33,7 @@ from .combinations import combination_signature
 from .engine_layers import _to_int as _int
 from .engine_layers import dumped_layer, engine_layer_info, parse_engine_layer
 from .logtext import split_log_line
-from .text import read_text, unix_newlines
+from .text import iter_lines, unix_newlines
 from .unnamed_sections import UNNAMED as _UNNAMED
 from .unnamed_sections import name_sections
 
@@ -84,9 +84,14 @@ def looks_like_build_log(text: str) -> bool:
 
 def read_build_log(path: str | os.PathLike[str]) -> BuildLog:
     """Read and parse a build log; InputError names the file if it holds no build records."""
+    from .trtexec_log import TrtexecLogParser
+
     source = os.fspath(path)
-    text = read_text(path)
-    log = parse_build_log(text, source)
+    parser, info = BuildLogParser(source), TrtexecLogParser(source)
+    for number, line in enumerate(iter_lines(path), 1):  # read as it is parsed
+        parser.feed(line, number)
+        info.feed(line)
+    log = with_trtexec(parser.finish(), info.finish())
     if not (log.tactics or log.engine_layers or log.fusions or log.memory or log.passes):
         raise InputError(source, "no TensorRT build records (expected a trtexec --verbose build "
                                  "log: 'Computing costs for', 'Engine Layer Information')")
@@ -104,12 +109,14 @@ def parse_build_log(text: str, source: str = "", info: TrtexecLog | None = None)
     from .trtexec_log import parse_trtexec_log
 
     text = unix_newlines(text)
-    parser = _Parser(str(source))
+    parser = BuildLogParser(str(source))
     for number, line in enumerate(text.split("\n"), 1):
         parser.feed(line, number)
-    log = parser.finish()
-    if info is None:
-        info = parse_trtexec_log(text, source)
+    return with_trtexec(parser.finish(), info or parse_trtexec_log(text, source))
+
+
+def with_trtexec(log: BuildLog, info: TrtexecLog) -> BuildLog:
+    """A build log with the version, command line and metadata trtexec's lines gave."""
     log.version, log.command, log.metadata = info.version, info.command, info.metadata
     return log
 
@@ -148,8 +155,8 @@ def _float(text: str | None) -> float:
         return math.nan
 
 
-class _Parser:
-    """Line-by-line state machine behind parse_build_log."""
+class BuildLogParser:
+    """Line-by-line state machine behind parse_build_log: ``feed`` each line, then ``finish``."""
 
     def __init__(self, source: str):
         self.log = BuildLog(source)
@@ -184,6 +191,7 @@ class _Parser:
 
     # ------------------------------------------------------------------ dispatch
     def feed(self, line: str, number: int) -> None:
+        """Read line ``number`` of the log."""
         self.number = number
         if line.startswith("Layer("):  # unprefixed lines of "Engine Layer Information"
             layer = parse_engine_layer(line)
@@ -474,6 +482,7 @@ class _Parser:
             self.log.engine_size_mib = _float(_first_word(content, "Created engine with size: "))
 
     def finish(self) -> BuildLog:
+        """The build records, with a warning when the log holds none."""
         log = self.log
         if not log.engine_layers and self.dumped:
             log.engine_layers = self.dumped

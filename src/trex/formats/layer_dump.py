@@ -26,8 +26,8 @@ MAX_BRACKET_FAILURES = 4
 _BRACKET_CHARS = re.compile(r'[\[\]{}"\\]')
 _NEXT_KEY_RE = re.compile(r", (?=[A-Za-z][A-Za-z0-9_/()]*:(?: |$))")
 _LAYER_LINE_RE = re.compile(r"^Name: .*, LayerType: ")
-_NAMES_BLOCK_RE = re.compile(r"^(?:\[[^\]\n]*\] ?)*Layers:[ \t]*\n(?:[^\n]+\n)+[ \t]*\n"
-                             r"(?:\[[^\]\n]*\] ?)*Bindings:", re.MULTILINE)
+_LAYERS_RE = re.compile(r"(?:\[[^\]]*\] ?)*Layers:[ \t]*$")
+_BINDINGS_RE = re.compile(r"(?:\[[^\]]*\] ?)*Bindings:")
 
 
 @dataclass
@@ -42,66 +42,117 @@ class LayerDump:
 
 def looks_like_layer_dump(text: str) -> bool:
     """True if the text holds a layer block: one-line layer descriptions or a names-only list."""
-    return (any(_LAYER_LINE_RE.match(strip_log_prefix(line)) for line in text.split("\n"))
-            or _NAMES_BLOCK_RE.search(text) is not None)
+    parser = LayerDumpParser()
+    for line in text.split("\n"):
+        parser.feed(line)
+    return parser.seen
 
 
 def parse_layer_dump(text: str) -> LayerDump:
     """The first layer block of the text (see the module doc); ``blocks`` counts them all."""
-    blocks: list[LayerDump] = []
-    block: LayerDump | None = None
-    state = ""  # "names" (after Layers:), "bindings" (after Bindings:) or "" (outside a block)
-    for raw_line in text.split("\n"):
+    parser = LayerDumpParser()
+    for line in text.split("\n"):
+        parser.feed(line)
+    return parser.finish()
+
+
+class LayerDumpParser:
+    """Layer blocks read one line at a time: ``feed`` each line, then ``finish``; ``seen`` says
+    whether the text holds one (a one-line layer description, or ``Layers:``, names, a blank
+    line and ``Bindings:``)."""
+
+    def __init__(self) -> None:
+        self.blocks: list[LayerDump] = []
+        self.block: LayerDump | None = None
+        self.state = ""  # "names" (after Layers:), "bindings" (after Bindings:) or ""
+        self.seen = False
+        self._names = -1  # lines of a names list since "Layers:" (-1: none open)
+        self._gap = False  # the last line was blank: "Bindings:" may close the list
+        self._closed = False  # the last line was empty: the list ends unless "Bindings:" comes
+
+    def feed(self, raw_line: str) -> None:
+        """Read one line of the log (its log prefix is stripped here)."""
         line = strip_log_prefix(raw_line)
+        if not self.seen:
+            self._sniff(raw_line)
         stripped = line.strip()
+        block = self.block
         if stripped == "Layers:":
-            block = LayerDump(detailed=False)
-            blocks.append(block)
-            state = "names"
-            continue
+            self.block = LayerDump(detailed=False)
+            self.blocks.append(self.block)
+            self.state = "names"
+            return
         if _LAYER_LINE_RE.match(line):
-            if block is None or state == "bindings" or (block.layers and not block.detailed):
-                block = LayerDump()
-                blocks.append(block)
+            self.seen = True
+            if block is None or self.state == "bindings" or (block.layers and not block.detailed):
+                block = self.block = LayerDump()
+                self.blocks.append(block)
             block.detailed = True
             layer = parse_layer_line(line)
             if layer is not None:
                 block.layers.append(layer)
-            state = "names"
-            continue
+            self.state = "names"
+            return
         if stripped == "Bindings:":
             if block is None or block.bindings:
-                block = LayerDump()
-                blocks.append(block)
+                block = self.block = LayerDump()
+                self.blocks.append(block)
             block.bindings = []
-            state = "bindings"
-            continue
-        if state == "names" and block is not None and not block.detailed:
+            self.state = "bindings"
+            return
+        if self.state == "names" and block is not None and not block.detailed:
             if stripped:
                 block.layers.append(stripped)
             else:
-                state = ""
-        elif state == "bindings" and block is not None:
+                self.state = ""
+        elif self.state == "bindings" and block is not None:
             if not stripped or ": " in stripped or stripped.endswith(":"):
-                state = ""
+                self.state = ""
             else:
                 block.bindings.append(stripped)
-    found = [b for b in blocks if b.layers]
-    if not found:
-        return LayerDump(bindings=blocks[-1].bindings if blocks else [], detailed=False)
-    first = found[0]
-    if not first.bindings:  # "Bindings:" printed after the layer block that it belongs to
-        later = [b.bindings for b in blocks[blocks.index(first) + 1:] if b.bindings]
-        first.bindings = later[0] if later else []
-    first.blocks = len(found)
-    return first
+
+    def _sniff(self, line: str) -> None:
+        """A names-only block: ``Layers:``, one or more non-empty lines, a blank one (spaces or
+        tabs at most), then ``Bindings:`` (each may carry ``[...]`` log prefixes). The earliest
+        open list is followed: a later one cannot match where it does not."""
+        if self._gap and _BINDINGS_RE.match(line):
+            self.seen = True
+            return
+        if self._closed:  # an empty line that was not followed by "Bindings:" ended the list
+            self._names, self._closed, self._gap = -1, False, False
+        if self._names < 0:
+            if _LAYERS_RE.match(line):
+                self._names, self._gap = 0, False
+            return
+        if not line:
+            self._gap, self._closed = self._names >= 1, True
+            return
+        self._gap = self._names >= 1 and not line.strip(" \t")
+        self._names += 1
+
+    def finish(self) -> LayerDump:
+        """The first block that lists layers (its bindings, if printed after it, from the next)."""
+        blocks = self.blocks
+        found = [b for b in blocks if b.layers]
+        if not found:
+            return LayerDump(bindings=blocks[-1].bindings if blocks else [], detailed=False)
+        first = found[0]
+        if not first.bindings:  # "Bindings:" printed after the layer block that it belongs to
+            later = [b.bindings for b in blocks[blocks.index(first) + 1:] if b.bindings]
+            first.bindings = later[0] if later else []
+        first.blocks = len(found)
+        return first
 
 
 def dump_layer_info(text: str, source: str = "") -> LayerInfo:
     """Layer information from the first layer block of a log's text (see the module doc)."""
+    return dump_info(parse_layer_dump(text), source)
+
+
+def dump_info(dump: LayerDump, source: str = "") -> LayerInfo:
+    """Layer information from a parsed layer block."""
     from .layer_info import names_only, normalise
 
-    dump = parse_layer_dump(text)
     if dump.detailed:
         info = normalise(dump.layers, dump.bindings, source=source)
     else:

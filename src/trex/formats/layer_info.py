@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import InputError
 from .jsonio import fast_parser_takes, loads_documents, looks_like_json, parse_big_document
-from .records import LayerInfo
+from .records import LayerInfo, as_text
 from .text import Head, decode, read_bytes
 
 KIND = "layer_info"
@@ -22,6 +22,13 @@ _KEYS = re.compile(r'"Layers"\s*:|"I/O Tensors"\s*:|"LayerType"\s*:')
 _ONNX_RE = re.compile(r"^\[ONNX Layer: (.*)\]$", re.DOTALL)
 _ONNX_SPLIT_RE = re.compile(r"[\x1e\x1f]|(?<=\])(?=\[ONNX Layer: )")
 _TENSOR_KEYS = ("Name", "Dimensions", "Format/Datatype")
+# Attributes every real export writes as text: a number, boolean or container there (a corrupt
+# or hostile file) is read as its digits, or dropped, with one warning.
+TEXT_KEYS = frozenset({
+    "TacticName", "TacticValue", "ParameterType", "ParameterSubType", "Origin", "Activation",
+    "PaddingMode", "PoolingType", "ConvActivation", "ConvPaddingMode", "ConvParameterType",
+    "PoolingPaddingMode", "PoolingParameterType", "PoolingPoolingType"})
+_TENSOR_TEXT_KEYS = ("Location", "DataType", "Datatype", "Format")
 MAX_DIMENSION = 1 << 48  # no tensor dimension is larger; beyond this a file is corrupt
 
 
@@ -110,6 +117,7 @@ def normalise(
     warnings: list[str] = []
     skipped = 0
     odd_dims: list[str] = []  # layers with a dimension that is not a plausible size
+    odd_text: dict[str, int] = {}  # text fields that held something else: key -> layers
     for raw in raw_layers:
         if isinstance(raw, str):
             raw = {"Name": raw, "LayerType": "Unknown"}
@@ -118,12 +126,15 @@ def normalise(
             continue
         layer = raw  # parsed JSON we own: normalise in place (no copies of big plans)
         layer["Name"] = clean_name(str(layer["Name"]))
-        layer["LayerType"] = str(layer.get("LayerType") or "Unknown")
+        layer["LayerType"] = as_text(layer.get("LayerType")) or "Unknown"
+        for key in TEXT_KEYS.intersection(layer):
+            if type(layer[key]) is not str:
+                _text_field(layer, key, odd_text)
         for key in ("Inputs", "Outputs"):
             tensors = layer.get(key)
             if not isinstance(tensors, list):
                 tensors = []
-            layer[key] = [normalise_tensor(t, odd_dims, layer["Name"]) for t in tensors
+            layer[key] = [normalise_tensor(t, odd_dims, layer["Name"], odd_text) for t in tensors
                           if isinstance(t, dict)]
         if "Metadata" in layer:
             layer["Metadata"] = onnx_nodes(layer["Metadata"])
@@ -137,17 +148,36 @@ def normalise(
         warnings.append(f"{source}: {len(odd_dims)} tensors have a dimension that is not a size "
                         f"(below -1, above 2**48 or not a number), treated as dynamic (-1): "
                         f"layers {shown}")
+    if odd_text:
+        shown = ", ".join(f"{key} ({n})" for key, n in sorted(odd_text.items()))
+        warnings.append(f"{source}: fields that hold text held a number, boolean, list or null: "
+                        f"{shown}; numbers and booleans read as text, the others left out")
     bindings = [clean_name(b) for b in bindings]
     return LayerInfo(layers, bindings, True, list(io_tensors or []), source, warnings)
 
 
-def normalise_tensor(tensor: dict[str, Any], odd: list[str] | None = None, layer: str = ""
-                     ) -> dict[str, Any]:
+def _text_field(record: dict[str, Any], key: str, odd: dict[str, int] | None) -> None:
+    """``record[key]`` as text (:func:`as_text`), or removed; counted in ``odd``."""
+    text = as_text(record[key])
+    if text is None:
+        del record[key]
+    else:
+        record[key] = text
+    if odd is not None:
+        odd[key] = odd.get(key, 0) + 1
+
+
+def normalise_tensor(tensor: dict[str, Any], odd: list[str] | None = None, layer: str = "",
+                     odd_text: dict[str, int] | None = None) -> dict[str, Any]:
     """Give a tensor dict ``Name``, ``Dimensions`` and one ``Format/Datatype`` string.
 
     A dimension that is not a size (below -1, beyond 2**48, not a number) becomes -1 (dynamic) and
-    the layer's name is appended to ``odd``."""
+    the layer's name is appended to ``odd``; a text field holding something else is read as
+    text or dropped (counted in ``odd_text``)."""
     out = tensor  # normalised in place, written only where it changes (big plans: 100,000s)
+    for key in _TENSOR_TEXT_KEYS:
+        if key in out and type(out[key]) is not str:
+            _text_field(out, key, odd_text)
     name = out.get("Name")
     if type(name) is not str:
         out["Name"] = clean_name("" if "Name" not in out else str(name))

@@ -12,14 +12,21 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .build_log import BuildLog, engine_layer_info, looks_like_build_log, parse_build_log
+from .build_log import (
+    BuildLog,
+    BuildLogParser,
+    engine_layer_info,
+    looks_like_build_log,
+    with_trtexec,
+)
 from .jsonio import looks_like_json
-from .layer_dump import dump_layer_info, looks_like_layer_dump
+from .layer_dump import LayerDumpParser, dump_info, looks_like_layer_dump
 from .records import LayerInfo, Metadata, Profile
-from .text import Head, read_text
-from .trtexec_log import TrtexecLog, parse_trtexec_log
+from .text import Head, iter_lines, unix_newlines
+from .trtexec_log import TrtexecLog, TrtexecLogParser
 
 KIND = "log"
 _LAYER_LINE = re.compile(r"^(?:\[[^\]\n]*\] ?)*Name: .*, LayerType: ", re.MULTILINE)
@@ -72,22 +79,36 @@ def match(head: Head) -> bool:
 
 
 def read(path: str | os.PathLike[str]) -> LogRecord:
-    """Parse a log once: options and profiles, build records and layer lists when present."""
+    """Parse a log once, line by line as it is read (memory is the records', not the file's):
+    options and profiles, build records and layer lists when present."""
     source = os.fspath(path)
     warnings: list[str] = []
-    text = read_text(path, warnings)
-    return parse(text, source, warnings)
+    return _scan(iter_lines(path, warnings), source, warnings)
 
 
 def parse(text: str, source: str = "", warnings: list[str] | None = None) -> LogRecord:
     """The :class:`LogRecord` of a log's text."""
-    trtexec = parse_trtexec_log(text, source)
-    record = LogRecord(source, trtexec, warnings=list(warnings or []))
-    record.warnings += trtexec.warnings
-    if looks_like_build_log(text):
-        record.build = parse_build_log(text, source, trtexec)  # its warnings stay with it
-    if looks_like_layer_dump(text):
-        record.layer_info = dump_layer_info(text, source)
+    return _scan(unix_newlines(text).split("\n"), source, list(warnings or []))
+
+
+def _scan(lines: Iterable[str], source: str, warnings: list[str]) -> LogRecord:
+    """Every parser a log can feed, fed each line once; ``warnings`` may grow while the lines
+    are read (undecodable bytes)."""
+    trtexec, build, dump = TrtexecLogParser(source), BuildLogParser(source), LayerDumpParser()
+    building = False
+    for number, line in enumerate(lines, 1):
+        trtexec.feed(line)
+        build.feed(line, number)
+        dump.feed(line)
+        if not building and looks_like_build_log(line):
+            building = True
+    info = trtexec.finish()
+    record = LogRecord(source, info, warnings=warnings)
+    record.warnings += info.warnings
+    if building:
+        record.build = with_trtexec(build.finish(), info)  # its warnings stay with it
+    if dump.seen:
+        record.layer_info = dump_info(dump.finish(), source)
     elif record.build is not None and record.build.engine_layers:
         record.layer_info = engine_layer_info(record.build)
     return record

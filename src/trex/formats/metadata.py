@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import InputError
 from .jsonio import loads_documents, looks_like_json
-from .records import DeviceInfo, Metadata
+from .records import DeviceInfo, Metadata, as_text
 from .text import Head, read_text
 from .units import finite, to_bytes
 
@@ -102,7 +102,7 @@ def device_from_attributes(attrs: dict[str, Any]) -> DeviceInfo:
     ecc = attrs.get("ECC_ENABLED")
     total = finite(attrs.get("TotalMemory"))
     return DeviceInfo(
-        name=attrs.get("Name"),
+        name=as_text(attrs.get("Name")),
         compute_capability=capability,
         sms=int(sms) if sms is not None else None,
         compute_clock_ghz=clock_khz / 1e6 if clock_khz else None,
@@ -122,7 +122,7 @@ def device_from_information(info: dict[str, Any]) -> DeviceInfo | None:
     bus = finite(info.get("Memory Bus Width"))
     ecc_text = str(info.get("Memory Bus Width", ""))
     return DeviceInfo(
-        name=info.get("Selected Device"),
+        name=as_text(info.get("Selected Device")),
         compute_capability=finite(info.get("Compute Capability")),
         sms=int(sms) if sms is not None else None,
         compute_clock_ghz=finite(info.get("Compute Clock Rate",

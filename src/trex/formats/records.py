@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
+
+
+def as_text(value: Any) -> str | None:
+    """A field that holds text in every real export, as text: a number or boolean where the
+    text belongs (a corrupt or hostile file) becomes its digits, anything else (null, a list, a
+    dict, NaN) None, for the reader to drop with a warning."""
+    if type(value) is str:
+        return value
+    if isinstance(value, bool) or (isinstance(value, int)) or (
+            isinstance(value, float) and math.isfinite(value)):
+        return str(value)
+    return None
 
 
 @dataclass

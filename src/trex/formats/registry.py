@@ -9,6 +9,7 @@ the plan loader all go through this one list, in this order; the first reader th
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from .text import Head, read_head
 
 ARCHIVE = "archive"
 ENGINE = "engine"
+TREX_OUTPUT = "trex_output"
 LAYER_INFO = layer_info.KIND
 PROFILE = profile.KIND
 TIMINGS = timings.KIND
@@ -48,6 +50,18 @@ def _read_archive(path: str) -> Any:
     return open_archive(path)
 
 
+# A trace ``trex timeline`` wrote: its first key says so (trex.timeline.chrome_trace).
+_TREX_TRACE = re.compile(r'\A\ufeff?\s*\{\s*"otherData"\s*:\s*\{\s*"generator"\s*:\s*"trex"')
+
+
+def _is_trex_output(head: Head) -> bool:
+    return _TREX_TRACE.match(head.text) is not None
+
+
+def _read_trex_output(path: str) -> Any:
+    raise InputError(path, "is a trace trex wrote (trex timeline), not a TensorRT export")
+
+
 def _read_engine(path: str) -> Any:
     raise InputError(path, "is a binary file (a serialized engine?): trex reads what trtexec "
                            "exports for it (--exportLayerInfo, --exportProfile, logs)")
@@ -57,6 +71,7 @@ READERS: tuple[Reader, ...] = (
     Reader(ARCHIVE, "trex engine archive (.tea, a zip)", lambda h: h.data.startswith(b"PK\x03\x04"),
            _read_archive),
     Reader(ENGINE, "binary file (a serialized engine)", lambda h: h.binary, _read_engine),
+    Reader(TREX_OUTPUT, "a trace trex timeline wrote", _is_trex_output, _read_trex_output),
     Reader(TUNING_CACHE, "trtexec build-route tuning cache (JSON Lines, TensorRT 11.1+)",
            tuning_cache.match, tuning_cache.read),
     Reader(PROFILE_METADATA, "profile metadata JSON (performance summary, device)",

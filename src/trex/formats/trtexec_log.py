@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import InputError, cap_line
 from .logtext import split_log_line
 from .records import DeviceInfo, Metadata, ProfileRecord, ProfileRun
-from .text import read_text, unix_newlines
+from .text import iter_lines, unix_newlines
 from .units import NUMBER as _NUM
 from .units import NUMBER_UNIT, TO_GHZ, TO_MS, TO_S, number_unit, to_bytes
 
@@ -76,7 +76,7 @@ def parse_trtexec_log(text: str, source: str = "") -> TrtexecLog:
     """Parse the text of a trtexec log; unknown or garbled lines are skipped."""
     if not isinstance(text, str):
         raise InputError(source or None, f"expected log text, got {type(text).__name__}")
-    parser = _Parser(str(source))
+    parser = TrtexecLogParser(str(source))
     for line in unix_newlines(text).split("\n"):
         parser.feed(line)
     return parser.finish()
@@ -89,11 +89,18 @@ def read_trtexec_log(path: str | os.PathLike[str]) -> TrtexecLog:
     except TypeError:
         raise InputError(None, f"expected a file path, got {type(path).__name__}") from None
     warnings: list[str] = []
-    text = read_text(source, warnings)
-    if not looks_like_trtexec_log(text):
+    parser = TrtexecLogParser(source)
+    head: list[str] = []
+    size = 0
+    for line in iter_lines(source, warnings):  # read as it is parsed: memory is the records'
+        if size < _SNIFF_LIMIT:
+            head.append(line)
+            size += len(line) + 1
+        parser.feed(line)
+    if not looks_like_trtexec_log("\n".join(head)):
         raise InputError(source, "not a trtexec log (no '&&&& RUNNING TensorRT.trtexec' banner "
                                  "and no '[I]' log lines)")
-    log = parse_trtexec_log(text, source)
+    log = parser.finish()
     log.warnings[:0] = warnings
     return log
 
@@ -179,8 +186,8 @@ def _column(title: str) -> str:
     return "unknown"
 
 
-class _Parser:
-    """Line-by-line state machine behind parse_trtexec_log."""
+class TrtexecLogParser:
+    """Line-by-line state machine behind parse_trtexec_log: ``feed`` each line, then ``finish``."""
 
     def __init__(self, source: str):
         self.source = source
@@ -196,6 +203,7 @@ class _Parser:
         self.io: dict[str, dict[str, None]] = {"input": {}, "output": {}}
 
     def feed(self, line: str) -> None:
+        """Read one line of the log."""
         if line.startswith("&&&&"):
             self._banner(line)
             return
@@ -310,6 +318,7 @@ class _Parser:
         self.runs.append(ProfileRun(table.records, table.count, self.source))
 
     def finish(self) -> TrtexecLog:
+        """The log's options, device, performance summary and profile tables."""
         self._close()
         sections = self.sections
         device: DeviceInfo | None = None

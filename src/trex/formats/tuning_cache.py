@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from .text import open_input
 
 if TYPE_CHECKING:
     from .text import Head
@@ -99,7 +100,7 @@ def read(path: str | os.PathLike[str]) -> TuningCache:
     if p.is_dir():
         raise InputError(source, "is a folder, expected a tuning cache (--tuningCacheFile)")
     try:
-        with open(p, "rb") as fh:
+        with open_input(p, log=True) as fh:  # read line by line, up to TREX_MAX_LOG_BYTES
             if b"\x00" in fh.read(4096):
                 raise InputError(source, "binary file, expected a tuning cache (JSON Lines)")
             fh.seek(0)

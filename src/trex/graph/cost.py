@@ -38,6 +38,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..safety import MAX_TIMEOUT_SECONDS
+
 DOT_MAX_COST = 2000
 DOT_MAX_CROSSING = 16
 DOT_BUDGET_SECONDS = 20.0  # auto layout: dot's time before the own layout takes over
@@ -154,6 +156,7 @@ def check_timeout(value: Any, name: str = "timeout") -> float | None:
         seconds = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number of seconds, not {value!r}") from None
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise ValueError(f"{name} must be a positive number of seconds, not {value!r}")
+    if not math.isfinite(seconds) or seconds <= 0 or seconds > MAX_TIMEOUT_SECONDS:
+        raise ValueError(f"{name} must be a positive number of seconds up to "
+                         f"{MAX_TIMEOUT_SECONDS:,}, not {value!r}")
     return seconds

@@ -16,8 +16,9 @@ from typing import Any
 
 from ..model.layer import Layer
 from ..model.protocol import PlanLike
+from ..outputs import atomic_write
+from ..outputs import default_name as _default_name
 from ..perf import gc_paused
-from ..safety import safe_filename
 from .cost import (
     DOT_BUDGET_SECONDS,
     DOT_MAX_COST,
@@ -78,9 +79,9 @@ def choose_method(cost: DotCost | int, output_format: str, method: str = "auto")
 
 
 def default_output(plan: PlanLike, output_format: str) -> str:
-    """``<engine name>.<format>`` in the current directory (the name reduced to a file name)."""
-    base = safe_filename(getattr(plan, "name", "") or "engine")
-    return f"{base}.{output_format}"
+    """``<folder>.<engine name>.<format>`` in the current directory (the engine's folder and
+    name reduced to a file name, :func:`trex.outputs.default_name`): unique per engine."""
+    return _default_name(plan, f".{output_format}")
 
 
 def draw_plan(plan: PlanLike, output: str | os.PathLike | None = None, output_format: str = "svg",
@@ -97,7 +98,7 @@ def draw_plan(plan: PlanLike, output: str | os.PathLike | None = None, output_fo
     timeout = check_timeout(timeout)
     start = time.perf_counter()
     formatter = formatter_for(plan, color_by, latency_type)
-    path = os.fspath(output) if output is not None else default_output(plan, output_format)
+    path = os.fspath(output) if output else default_output(plan, output_format)
     note = ""
     with gc_paused():
         graph = DotGraph(plan, formatter, latency_type=latency_type, **options)
@@ -125,7 +126,9 @@ def draw_plan(plan: PlanLike, output: str | os.PathLike | None = None, output_fo
         from .svg import graph_to_svg
 
         path = os.path.abspath(path)
-        with gc_paused(), open(path, "w", encoding="utf-8") as f:
-            f.write(graph_to_svg(graph, str(getattr(plan, "name", ""))))
+        with gc_paused():
+            text = graph_to_svg(graph, str(getattr(plan, "name", "")))
+        with atomic_write(path, what="the drawing") as f:
+            f.write(text)
     return DrawResult(path, chosen, len(graph.nodes), len(graph.edges),
                       time.perf_counter() - start, note)

@@ -243,10 +243,12 @@ def to_onnx(plan: PlanLike, display_forking_regions: bool = False) -> Any:
 
 
 def export_onnx(plan: PlanLike, path: str | os.PathLike, display_forking_regions: bool = False) -> str:
-    """Write the plan's graph as an ONNX file for Netron; return its absolute path."""
-    import onnx
+    """Write the plan's graph as an ONNX file for Netron; return its absolute path (written
+    whole through :func:`trex.outputs.atomic_write`, never a truncated file)."""
+    from ..outputs import atomic_write
 
-    model = to_onnx(plan, display_forking_regions)
+    data = to_onnx(plan, display_forking_regions).SerializeToString()
     out = os.path.abspath(path)
-    onnx.save(model, out)
+    with atomic_write(out, "wb", what="the ONNX file") as f:
+        f.write(data)
     return out

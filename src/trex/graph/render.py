@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import TrexError
+from ..outputs import atomic_write
 from .escape import clean
 
 GRAPHVIZ_HINT = ("Graphviz's `dot` program was not found on PATH; install it (Debian/Ubuntu: "
@@ -37,7 +38,8 @@ def run_graphviz(source: str, output_format: str, output_path: str | None = None
                  layout_engine: str = "dot", timeout: float | None = None,
                  extra_args: Iterable[str] = ()) -> bytes:
     """Run Graphviz on DOT ``source``; return its standard output (empty when ``output_path``
-    is given). Raises :class:`GraphvizTimeout` after ``timeout`` seconds (the process is killed)."""
+    is given: Graphviz then writes the file itself, in place). Raises :class:`GraphvizTimeout`
+    after ``timeout`` seconds (the process is killed)."""
     exe = shutil.which(layout_engine)
     if exe is None:
         raise GraphvizError(GRAPHVIZ_HINT)
@@ -58,13 +60,18 @@ def run_graphviz(source: str, output_format: str, output_path: str | None = None
 def render_source(source: str, output_path: str | os.PathLike, output_format: str = "svg",
                   layout_engine: str = "dot", timeout: float | None = None,
                   extra_args: Iterable[str] = ()) -> str:
-    """Render DOT source with Graphviz into ``output_path``; return its absolute path."""
+    """Render DOT source with Graphviz into ``output_path``; return its absolute path.
+
+    Graphviz writes to its standard output and trex writes the file (:func:`atomic_write`): a
+    failure or a time limit leaves the previous file as it was."""
     path = os.path.abspath(output_path)
     if output_format in ("dot", "gv"):
-        with open(path, "w", encoding="utf-8") as f:
+        with atomic_write(path, what="the drawing") as f:
             f.write(source)
         return path
-    run_graphviz(source, output_format, path, layout_engine, timeout, extra_args)
+    data = run_graphviz(source, output_format, None, layout_engine, timeout, extra_args)
+    with atomic_write(path, "wb", what="the drawing") as out:
+        out.write(data)
     return path
 
 

@@ -23,11 +23,10 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from ..errors import InputError
 from ..jsonable import json_value as clean
 from ..model.plan import EnginePlan
 from ..perf import gc_paused
-from ..safety import atomic_write
+from ..safety import atomic_write, well_formed
 from .columns import plain
 from .payload import report_payload
 
@@ -117,7 +116,8 @@ def render_html(payload: dict[str, Any], details: Sequence[Any] = ()) -> str:
         "GENERATOR": html.escape(f"trex {__version__}", quote=True),
         "PLOTLY_VERSION": html.escape(f"plotly.js {plotly_version()['plotly.js']} (traces: "
                                       f"{', '.join(plotly_version()['traces'])})", quote=True),
-        "TITLE": html.escape(f"trex report: {payload.get('title', '')}", quote=False),
+        "TITLE": html.escape(well_formed(f"trex report: {payload.get('title', '')}"),
+                             quote=False),
         "CSS": asset("report.css").replace("</", "<\\/"),
         "DATA": json_for_script(payload),
         "DETAILS": "\n".join(blocks),
@@ -184,11 +184,8 @@ def write_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
         text = render_html(payload, details)
     path = os.path.abspath(os.fspath(output))
     data = text.encode("utf-8")
-    try:
-        with atomic_write(path, "wb") as f:  # never a truncated report
-            f.write(data)
-    except OSError as exc:
-        raise InputError(path, f"cannot write the report: {exc.strerror}") from None
+    with atomic_write(path, "wb", what="the report") as f:  # never a truncated report
+        f.write(data)
     several = len(payload["engines"]) > 1
     notes = [f"{engine['label']}: {note}" if several else note for engine in payload["engines"]
              if (note := engine["graph"]["layout_note"])]

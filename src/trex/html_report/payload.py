@@ -304,12 +304,12 @@ def report_payload(plans: Sequence[EnginePlan], labels: Sequence[str] | None = N
         raise ValueError(f"need {len(plans)} distinct labels, got {labels}")
     paths = list(paths) if paths is not None else [getattr(p, "graph_file", "") for p in plans]
     engines, details = [], []
-    for plan, label, path in zip(plans, labels, paths):
+    for k, (plan, label, path) in enumerate(zip(plans, labels, paths)):
         tell = progress
         if progress is not None and len(plans) > 1:
             tell = functools.partial(_prefixed, progress, label)
         data, det = engine_payload(plan, label, path, gpu, figures, tell)
-        data["letter"] = engine_letter(len(engines))  # A ... Z, AA, AB: as trex compare names them
+        data["letter"] = engine_letter(k)  # A ... Z, AA, AB: the comparison tables' names
         engines.append(data)
         details.append(det)
     payload: dict[str, Any] = {

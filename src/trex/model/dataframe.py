@@ -3,26 +3,35 @@
 Columns: ``Name, type, subtype, tactic, Inputs, Outputs, precision, output_precision,
 math_precision, total_io_size_bytes, weights_size, total_footprint_bytes, latency.*``, then the
 raw attributes of the layer-information file (``math_precision`` is trex's: the math the kernel
-runs, e.g. ``TF32 HMMA`` for an FP32 layer on Tensor Cores). Dict-valued attributes (``Weights``,
+runs, e.g. ``TF32 HMMA`` for an FP32 layer on Tensor Cores). Small dicts of scalars (``Weights``,
 ``Bias``) are flattened into ``Weights.Type``/``Weights.Count`` so that
-``df.groupby("type").sum()`` works on pandas 2 and 3.
+``df.groupby("type").sum()`` works on pandas 2 and 3; any other nested value stays one cell (a
+dict as its JSON text), and rare keys of a file with hundreds of them share one
+``other_attributes`` column: memory follows the file's size.
 """
 
 from __future__ import annotations
 
+import json
 import math
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..jsonable import json_value
 from .layer import Layer
 
 LATENCY_COLUMNS = ("latency.time", "latency.avg_time", "latency.median_time", "latency.pct_time")
 # Raw keys whose meaning moved to a TREx column, so they are not repeated as attributes.
 _CONSUMED = {"Name", "LayerType", "ParameterType", "TacticName", "Inputs", "Outputs", "Metadata"}
 # TREx turned these attribute columns into integers with 0 for "absent".
+MAX_COLUMNS = 256  # attribute keys that always get a column (real exports have up to about 60)
+SPARSE = 16  # beyond MAX_COLUMNS, a key needs to be in 1/SPARSE of the layers to get a column
+OTHER_ATTRIBUTES = "other_attributes"
+_FLAT_KEYS = 8
 _INT_COLUMNS = ("Groups", "OutMaps", "HasBias", "HasReLU", "AllowSparse", "NbInputArgs",
                 "NbOutputVars", "NbParams", "NbLiterals")
 
@@ -66,23 +75,12 @@ def layers_dataframe(
     }
     if profile_ids is not None:
         columns["profile"] = list(profile_ids)
-    attributes: dict[str, list[Any]] = {}
-    consumed = _CONSUMED
-    for index, layer in enumerate(layers):
-        for key, value in layer.raw_dict.items():
-            if key in consumed:
-                continue
-            if type(value) is dict:
-                for sub, subvalue in value.items():
-                    _put(attributes, f"{key}.{sub}", index, subvalue, n)
-                continue
-            column = attributes.get(key)
-            if column is None:
-                column = attributes[key] = [nan] * n
-            column[index] = value
+    attributes, other = _attribute_columns(layers)
     for key, values in attributes.items():
         if key not in columns:
             columns[key] = values
+    if other is not None:
+        columns[OTHER_ATTRIBUTES] = other
     df: pd.DataFrame = pd.DataFrame(columns if n else {c: [] for c in _empty_columns()})
     for col in _INT_COLUMNS:
         if col in df.columns:
@@ -104,11 +102,68 @@ def _floats(values: Iterable[float]) -> np.ndarray:
     return np.fromiter(values, dtype=np.float64)
 
 
-def _put(columns: dict[str, list[Any]], key: str, index: int, value: Any, n: int) -> None:
-    column = columns.get(key)
-    if column is None:
-        column = columns[key] = [math.nan] * n
-    column[index] = value
+def _attribute_columns(layers: list[Layer]) -> tuple[dict[str, list[Any]], list[Any] | None]:
+    """The raw attributes as columns (first seen first), and the ``other_attributes`` column
+    (None when every key has a column of its own).
+
+    A small dict of scalars (``Weights``: ``{Type, Count}``) gives a column per key as TREx's
+    flattening did; any other dict is one cell, its JSON text. When there are more than
+    ``MAX_COLUMNS`` keys, only those in at least 1/``SPARSE`` of the layers get a column and the
+    others go together into ``other_attributes``: a column costs a cell per layer, so memory
+    stays a small multiple of the file's size (2,000 layers with 200 keys of their own each
+    would otherwise be 400,000 columns)."""
+    n = len(layers)
+    counts: Counter[str] = Counter()
+    for layer in layers:
+        for key, value in layer.raw_dict.items():
+            if key in _CONSUMED:
+                continue
+            if type(value) is dict and _flattened(value):
+                counts.update(f"{key}.{sub}" for sub in value)
+            else:
+                counts[key] += 1
+    kept = set(counts) if len(counts) <= MAX_COLUMNS else {
+        key for key, count in counts.items() if count * SPARSE >= n}
+    columns: dict[str, list[Any]] = {key: [] for key in counts if key in kept}
+    for key in columns:
+        columns[key] = [math.nan] * n
+    other: list[Any] | None = [math.nan] * n if len(kept) < len(counts) else None
+    for index, layer in enumerate(layers):
+        rest: dict[str, Any] = {}
+        for key, value in layer.raw_dict.items():
+            if key in _CONSUMED:
+                continue
+            if type(value) is dict:
+                if _flattened(value):
+                    for sub, subvalue in value.items():
+                        name = f"{key}.{sub}"
+                        if name in kept:
+                            columns[name][index] = subvalue
+                        else:
+                            rest[name] = subvalue
+                    continue
+                value = _json_text(value)
+            if key in kept:
+                columns[key][index] = value
+            else:
+                rest[key] = value
+        if rest and other is not None:
+            other[index] = _json_text(rest)
+    return columns, other
+
+
+def _flattened(value: dict[Any, Any]) -> bool:
+    """A dict that becomes a column per key: a few scalars (``Weights``: ``{Type, Count}``)."""
+    return len(value) <= _FLAT_KEYS and all(type(v) not in (dict, list) for v in value.values())
+
+
+def _json_text(value: Any) -> str:
+    """A nested value as compact JSON text (values JSON cannot hold as their text; nesting cut
+    at ``jsonable.MAX_DEPTH`` when it is deeper than Python's encoder goes)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    except (RecursionError, ValueError):
+        return json.dumps(json_value(value), ensure_ascii=False, separators=(",", ":"))
 
 
 def _empty_columns() -> list[str]:

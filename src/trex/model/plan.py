@@ -24,7 +24,7 @@ from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
 from ..perf import gc_paused
 from . import loader, validation
-from .dataframe import layers_dataframe
+from .dataframe import MAX_COLUMNS, OTHER_ATTRIBUTES, layers_dataframe
 from .facts import summary_text
 from .graph import LayerGraph, infer_bindings
 from .latency import latency_shares
@@ -139,6 +139,10 @@ class EnginePlan(LayerGraph):
         if self.has_profile:  # one definition of a share (see .latency), not the profile's rounding
             self._df["latency.pct_time"] = latency_shares(
                 self._df["latency.avg_time"].to_numpy(dtype="float64"))
+        if OTHER_ATTRIBUTES in self._df.columns:
+            self._warn(f"{self.graph_file}: more than {MAX_COLUMNS} attribute keys, most of them "
+                       f"in few layers: those are kept together in plan.df's {OTHER_ATTRIBUTES} "
+                       "column (JSON text)")
         self.timings = self._read_timings(inputs.timings, profile_run, cache)
         self._read_metadata(inputs, cache)
         self._read_measurement(inputs)

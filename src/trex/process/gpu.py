@@ -79,16 +79,18 @@ class GpuConfigurator:
         self.restore()
 
     def apply(self) -> GpuConfigurator:
-        """Set the power limit and lock the clocks (restored on failure)."""
+        """Set the power limit and lock the clocks (restored on failure). Values outside what
+        the GPU allows are a TrexError before anything changes, never clamped."""
         self.nvml = nv = load_nvml(self.nvml)
         nv.nvmlInit()
         self._initialised = True
         try:
             self._handle = nv.nvmlDeviceGetHandleByIndex(self.settings.device)
-            if self.settings.power_limit is not None:
-                self._set_power_limit(self.settings.power_limit)
-            if self.settings.compute_clock is not None or self.settings.memory_clock is not None:
-                self._lock_clocks()
+            power, clocks = self._check()
+            if power is not None:
+                self._set_power_limit(power)
+            if clocks is not None:
+                self._lock_clocks(*clocks)
         except BaseException:
             self.restore()
             raise
@@ -99,15 +101,31 @@ class GpuConfigurator:
         with deferred_signals():
             self._restore()
 
+    def _check(self) -> tuple[int | None, tuple[int, int] | None]:
+        """The power limit (mW) and the (compute, memory) clocks to set, each within what the
+        GPU allows (TrexError otherwise)."""
+        nv, handle, dev = self.nvml, self._handle, self.settings.device
+        power = None
+        if self.settings.power_limit is not None:
+            watts = self.settings.power_limit
+            lo, hi = nv.nvmlDeviceGetPowerManagementLimitConstraints(handle)
+            if not lo <= watts * 1000 <= hi:
+                raise TrexError(f"power limit {watts:g} W is outside {lo / 1000:g}-{hi / 1000:g} "
+                                f"W, the range GPU {dev} allows")
+            power = int(round(watts * 1000))
+        if self.settings.compute_clock is None and self.settings.memory_clock is None:
+            return power, None
+        memory_clocks = sorted(nv.nvmlDeviceGetSupportedMemoryClocks(handle), reverse=True)
+        memory = self._pick(self.settings.memory_clock, memory_clocks, "memory")
+        graphics_clocks = sorted(nv.nvmlDeviceGetSupportedGraphicsClocks(handle, memory),
+                                 reverse=True)
+        compute = self._pick(self.settings.compute_clock, graphics_clocks, "compute")
+        return power, (compute, memory)
+
     # ------------------------------------------------------------------ power
-    def _set_power_limit(self, watts: float) -> None:
+    def _set_power_limit(self, wanted: int) -> None:
         nv, handle = self.nvml, self._handle
-        lo, hi = nv.nvmlDeviceGetPowerManagementLimitConstraints(handle)
         current = nv.nvmlDeviceGetPowerManagementLimit(handle)
-        wanted = int(min(max(watts * 1000, lo), hi))
-        if wanted != int(watts * 1000):
-            self.notes.append(f"power limit {watts:g} W is outside {lo / 1000:g}-{hi / 1000:g} W; "
-                              f"using {wanted / 1000:g} W")
         self._saved_power_mw = current  # before the change: a signal right after it restores
         try:
             nv.nvmlDeviceSetPowerManagementLimit(handle, wanted)
@@ -118,13 +136,8 @@ class GpuConfigurator:
         self.notes.append(f"power limit set to {wanted / 1000:g} W (was {current / 1000:g} W)")
 
     # ------------------------------------------------------------------ clocks
-    def _lock_clocks(self) -> None:
+    def _lock_clocks(self, compute: int, memory: int) -> None:
         nv, handle = self.nvml, self._handle
-        memory_clocks = sorted(nv.nvmlDeviceGetSupportedMemoryClocks(handle), reverse=True)
-        memory = self._pick(self.settings.memory_clock, memory_clocks, "memory")
-        graphics_clocks = sorted(nv.nvmlDeviceGetSupportedGraphicsClocks(handle, memory),
-                                 reverse=True)
-        compute = self._pick(self.settings.compute_clock, graphics_clocks, "compute")
         dev = self.settings.device
         locked = False
         try:
@@ -145,6 +158,9 @@ class GpuConfigurator:
         if wanted is None or str(wanted).lower() == "max":
             return supported[0]
         value = int(wanted)
+        if not supported[-1] <= value <= supported[0]:
+            raise TrexError(f"{what} clock {value} MHz is outside {supported[-1]}-{supported[0]} "
+                            f"MHz, the clocks GPU {self.settings.device} supports")
         best = min(supported, key=lambda c: abs(c - value))
         if best != value:
             self.notes.append(f"{what} clock {value} MHz is not supported; using {best} MHz")

@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..jsonable import json_value
+from ..outputs import atomic_write
+from ..safety import json_inert
 from .commands import (
     ProcessPaths,
     TrtexecFlags,
@@ -125,8 +128,8 @@ def process_engine(model: str | os.PathLike, outdir: str | os.PathLike,
             _run(result, "profile", paths.profile_log, on_line, env, event)
         if watcher is not None:
             result.monitor = {**watcher.summary(), "errors": watcher.errors}
-            paths.gpu_monitor.write_text(json.dumps({"summary": result.monitor,
-                                                     "samples": watcher.samples}, indent=1))
+            _write_json(paths.gpu_monitor, {"summary": result.monitor,
+                                             "samples": watcher.samples}, indent=1)
             result.written.append(paths.gpu_monitor)
             event("monitor", result.monitor)
         result.written += [p for p in (paths.graph, paths.profile, paths.timings,
@@ -227,10 +230,13 @@ def _split_command(text: str | None) -> list[str]:
         return (text or "").split()
 
 
-def _write_json(output: str | os.PathLike, data: dict[str, Any]) -> Path:
+def _write_json(output: str | os.PathLike, data: dict[str, Any], indent: int = 4) -> Path:
+    """Strict JSON, written whole (:func:`trex.outputs.atomic_write`)."""
     path = Path(output)
-    path.write_text(json.dumps(data, indent=4, ensure_ascii=False, allow_nan=False,
-                               default=str) + "\n", encoding="utf-8")
+    text = json_inert(json.dumps(json_value(data), indent=indent, ensure_ascii=False,
+                                 allow_nan=False, default=str))
+    with atomic_write(path, what="the metadata") as f:
+        f.write(text + "\n")
     return path
 
 

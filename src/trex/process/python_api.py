@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import TrexError
+from ..outputs import atomic_write
 from .commands import (
     ProcessPaths,
     UnsupportedOption,
@@ -114,22 +115,27 @@ def build_engine(onnx_path: str | os.PathLike, outdir: str | os.PathLike, *, fp1
         if plan is None:
             raise TrexError(f"{onnx_path}: TensorRT could not build the engine (see "
                             f"{paths.build_log})")
-        paths.prefix.write_bytes(bytes(plan))
+        _write(paths.prefix, bytes(plan))
         engine = trt.Runtime(logger).deserialize_cuda_engine(plan)
         inspector = engine.create_engine_inspector()
-        paths.graph.write_text(inspector.get_engine_information(
-            trt.LayerInformationFormat.JSON), encoding="utf-8")
+        _write(paths.graph, inspector.get_engine_information(trt.LayerInformationFormat.JSON))
         lines.append(f"[I] Engine built in {time.perf_counter() - start:g} sec.")
         lines.append(lines[0].replace("RUNNING", "PASSED", 1))
     finally:
-        paths.build_log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _write(paths.build_log, "\n".join(lines) + "\n")
     metadata = {"model_options": {"Format": "ONNX", "Model": os.fspath(onnx_path)},
                 "build_options": {"Precision": "+".join(["FP32"] + ["FP16"] * fp16 +
                                                         ["INT8"] * int8),
                                   "Profiling verbosity": "detailed"},
                 "device_information": {}, "tensorrt_version": getattr(trt, "__version__", None)}
-    paths.build_metadata.write_text(json.dumps(metadata, indent=4), encoding="utf-8")
+    _write(paths.build_metadata, json.dumps(metadata, indent=4))
     return paths
+
+
+def _write(path: Path, data: str | bytes) -> None:
+    """One output file, written whole (:func:`trex.outputs.atomic_write`)."""
+    with atomic_write(path, "wb" if isinstance(data, bytes) else "w") as f:
+        f.write(data)
 
 
 def _code(trt: ModuleType) -> str:
@@ -216,20 +222,18 @@ def profile_engine(engine_path: str | os.PathLike, outdir: str | os.PathLike, *,
             _check(cudart.cudaStreamSynchronize(stream))
         inspector = engine.create_engine_inspector()
         inspector.execution_context = context
-        paths.graph.write_text(inspector.get_engine_information(
-            trt.LayerInformationFormat.JSON), encoding="utf-8")
-        paths.profile.write_text(json.dumps(profile_records(profiler), indent=1),
-                                 encoding="utf-8")
+        _write(paths.graph, inspector.get_engine_information(trt.LayerInformationFormat.JSON))
+        _write(paths.profile, json.dumps(profile_records(profiler), indent=1))
         for row in timings:
             row.pop("_t", None)
-        paths.timings.write_text(json.dumps(timings, indent=1), encoding="utf-8")
+        _write(paths.timings, json.dumps(timings, indent=1))
         lines.append(lines[0].replace("RUNNING", "PASSED", 1))
     finally:
         for buffer in buffers:
             cudart.cudaFree(buffer)
         if stream is not None:
             cudart.cudaStreamDestroy(stream)
-        paths.profile_log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _write(paths.profile_log, "\n".join(lines) + "\n")
     return paths
 
 

@@ -212,17 +212,71 @@ def stop_process_group(proc: subprocess.Popen, wait: float = _STOP_WAIT) -> None
     """Terminate ``proc`` and its process group (trtexec and anything it started).
 
     SIGTERM first, SIGKILL after ``wait`` seconds. The leader is reaped only after its group
-    was signalled, so the group id cannot have been reused by then.
+    was signalled, so the group id cannot have been reused by then. Descendants that left the
+    group (a helper that called ``setsid()``) are found through /proc first and stopped too.
     """
     if proc.poll() is not None:
         return
+    strays = [p for p in _descendants(proc.pid) if p[2] != proc.pid]
     _signal_group(proc.pid, signal.SIGTERM)
+    _signal_strays(strays, signal.SIGTERM)
     if not _wait_exited(proc.pid, wait):
         _signal_group(proc.pid, signal.SIGKILL)
         _wait_exited(proc.pid, None)
     if not _group_gone(proc.pid, 2.0):  # children that outlived their parent
         _signal_group(proc.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 2.0
+    while _signal_strays(strays, 0) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    _signal_strays(strays, signal.SIGKILL)
     proc.wait()
+
+
+def _signal_strays(strays: list[tuple[int, str, int]], signum: int) -> bool:
+    """Signal each (pid, start time, group) still alive as the same process; True if any was."""
+    alive = False
+    for pid, start, _ in strays:
+        info = _stat(pid)
+        if info is None or info[0] == "Z" or info[3] != start:
+            continue  # gone, a zombie, or another process now has its pid
+        alive = True
+        try:
+            os.kill(pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return alive
+
+
+def _descendants(pid: int) -> list[tuple[int, str, int]]:
+    """(pid, start time, process group) of every live descendant of ``pid`` (Linux /proc)."""
+    children: dict[int, list[tuple[int, str, int]]] = {}
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        info = _stat(int(entry.name))
+        if info is not None and info[0] != "Z":
+            children.setdefault(info[1], []).append((int(entry.name), info[3], info[2]))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child[0])
+    return found
+
+
+def _stat(pid: int) -> tuple[str, int, int, str] | None:
+    """(state, parent, process group, start time) of a process, from /proc/PID/stat."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()
+    if len(fields) < 20:
+        return None
+    return fields[0], int(fields[1]), int(fields[2]), fields[19]
 
 
 def _signal_group(pgid: int, signum: int) -> None:
