@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..model.tensor_format import parse_format
+from .tensor_format import parse_format
 
 __all__ = ["Layout", "combination_layouts", "combination_signature", "engine_tensor_layout",
            "formats_agree", "prose_layout"]

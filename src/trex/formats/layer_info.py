@@ -13,6 +13,14 @@ from typing import Any
 
 from ..errors import InputError
 from .jsonio import fast_parser_takes, loads_documents, looks_like_json, parse_big_document
+from .layer_records import (
+    MAX_DIMENSION,
+    LayerRecord,
+    RawLayers,
+    decode_layers,
+    records_from_dicts,
+    set_formats,
+)
 from .records import LayerInfo, as_text
 from .text import Head, decode, read_bytes
 
@@ -29,7 +37,6 @@ TEXT_KEYS = frozenset({
     "PaddingMode", "PoolingType", "ConvActivation", "ConvPaddingMode", "ConvParameterType",
     "PoolingPaddingMode", "PoolingParameterType", "PoolingPoolingType"})
 _TENSOR_TEXT_KEYS = ("Location", "DataType", "Datatype", "Format")
-MAX_DIMENSION = 1 << 48  # no tensor dimension is larger; beyond this a file is corrupt
 
 
 def match(head: Head) -> bool:
@@ -44,6 +51,10 @@ def read_layer_info(path: str | os.PathLike[str]) -> LayerInfo:
     source = os.fspath(path)
     warnings: list[str] = []
     data = read_bytes(path)
+    typed = decode_layers(data)
+    if typed is not None:  # the fast path: typed records and raw slices, decoded in C
+        records, raws, bindings, io = typed
+        return finished(records, raws, [clean_name(b) for b in bindings], io, source)
     doc = parse_big_document(data)
     if doc is not None:
         return layer_info_from_json(doc, source)
@@ -102,8 +113,35 @@ def names_only(names: list[str], bindings: list[str], io_tensors: list[dict[str,
     """LayerInfo of a names-only export (``--profilingVerbosity=layer_names_only``)."""
     layers = [{"Name": clean_name(name), "LayerType": "Unknown", "Inputs": [], "Outputs": []}
               for name in names]
-    return LayerInfo(layers, [clean_name(b) for b in bindings], detailed=False,
-                     io_tensors=list(io_tensors or []), source=source)
+    records = [LayerRecord(layer["Name"]) for layer in layers]
+    return LayerInfo(records, [clean_name(b) for b in bindings], detailed=False,
+                     io_tensors=list(io_tensors or []), source=source,
+                     raws=RawLayers(layers, decode=False))
+
+
+def finished(records: list[LayerRecord], raws: RawLayers, bindings: list[str],
+             io_tensors: list[Any], source: str, warnings: list[str] | None = None) -> LayerInfo:
+    """LayerInfo of typed records: names cleaned, ONNX nodes split, tensor formats parsed into
+    values (once per distinct text), implausible dimensions made dynamic with a warning."""
+    warnings = list(warnings or [])
+    for record in records:
+        name = record.name
+        if "\x1e" in name or "\x1f" in name:
+            record.name = clean_name(name)
+        if record.metadata is not None and type(record.metadata) is not list:
+            record.metadata = onnx_nodes(record.metadata)
+        for tensors in (record.inputs, record.outputs):
+            for tensor in tensors:
+                if "\x1e" in tensor.name or "\x1f" in tensor.name:
+                    tensor.name = clean_name(tensor.name)
+    odd_dims = set_formats(records)
+    if odd_dims:
+        shown = ", ".join(repr(n[:80]) for n in list(dict.fromkeys(odd_dims))[:3])
+        warnings.append(f"{source}: {len(odd_dims)} tensors have a dimension that is not a size "
+                        f"(below -1, above 2**48 or not a number), treated as dynamic (-1): "
+                        f"layers {shown}")
+    return LayerInfo(records, bindings, True, [t for t in io_tensors if isinstance(t, dict)],
+                     source, warnings, raws=raws)
 
 
 def normalise(
@@ -112,7 +150,8 @@ def normalise(
     io_tensors: list[dict[str, Any]] | None = None,
     source: str = "",
 ) -> LayerInfo:
-    """Bring detailed layer dicts to one schema; collect what had to be fixed as warnings."""
+    """Bring detailed layer dicts to one schema and typed records; collect what had to be fixed
+    as warnings."""
     layers: list[dict[str, Any]] = []
     warnings: list[str] = []
     skipped = 0
@@ -124,23 +163,7 @@ def normalise(
         if not isinstance(raw, dict) or "Name" not in raw:
             skipped += 1
             continue
-        layer = raw  # parsed JSON we own: normalise in place (no copies of big plans)
-        layer["Name"] = clean_name(str(layer["Name"]))
-        layer["LayerType"] = as_text(layer.get("LayerType")) or "Unknown"
-        for key in TEXT_KEYS.intersection(layer):
-            if type(layer[key]) is not str:
-                _text_field(layer, key, odd_text)
-        for key in ("Inputs", "Outputs"):
-            tensors = layer.get(key)
-            if not isinstance(tensors, list):
-                tensors = []
-            layer[key] = [normalise_tensor(t, odd_dims, layer["Name"], odd_text) for t in tensors
-                          if isinstance(t, dict)]
-        if "Metadata" in layer:
-            layer["Metadata"] = onnx_nodes(layer["Metadata"])
-        if "weights" in layer and "Weights" not in layer and isinstance(layer["weights"], dict):
-            layer["Weights"] = layer["weights"]
-        layers.append(layer)
+        layers.append(normalise_layer(raw, odd_dims, odd_text))
     if skipped:
         warnings.append(f"{skipped} layer entries were not objects with a Name and were skipped")
     if odd_dims:
@@ -153,7 +176,33 @@ def normalise(
         warnings.append(f"{source}: fields that hold text held a number, boolean, list or null: "
                         f"{shown}; numbers and booleans read as text, the others left out")
     bindings = [clean_name(b) for b in bindings]
-    return LayerInfo(layers, bindings, True, list(io_tensors or []), source, warnings)
+    records = records_from_dicts(layers)
+    return finished(records, RawLayers(layers, decode=False), bindings, list(io_tensors or []),
+                    source, warnings)
+
+
+def normalise_layer(raw: dict[str, Any], odd_dims: list[str] | None = None,
+                    odd_text: dict[str, int] | None = None) -> dict[str, Any]:
+    """One layer dict in TREx's schema (normalised in place: parsed JSON we own, no copies of big
+    plans): a clean name, a LayerType, text fields as text, tensors normalised, Metadata as the
+    list of ONNX nodes, lower-case ``weights`` as ``Weights``."""
+    layer = raw
+    layer["Name"] = clean_name(str(layer["Name"]))
+    layer["LayerType"] = as_text(layer.get("LayerType")) or "Unknown"
+    for key in TEXT_KEYS.intersection(layer):
+        if type(layer[key]) is not str:
+            _text_field(layer, key, odd_text)
+    for key in ("Inputs", "Outputs"):
+        tensors = layer.get(key)
+        if not isinstance(tensors, list):
+            tensors = []
+        layer[key] = [normalise_tensor(t, odd_dims, layer["Name"], odd_text) for t in tensors
+                      if isinstance(t, dict)]
+    if "Metadata" in layer:
+        layer["Metadata"] = onnx_nodes(layer["Metadata"])
+    if "weights" in layer and "Weights" not in layer and isinstance(layer["weights"], dict):
+        layer["Weights"] = layer["weights"]
+    return layer
 
 
 def _text_field(record: dict[str, Any], key: str, odd: dict[str, int] | None) -> None:

@@ -21,20 +21,27 @@ def as_text(value: Any) -> str | None:
 
 @dataclass
 class LayerInfo:
-    """The layer graph of one engine, normalised to TREx's raw-layer dict schema.
+    """The layer graph of one engine as the readers hand it over.
 
-    Each layer is a dict with at least ``Name``, ``LayerType``, ``Inputs`` and ``Outputs``; tensors
-    are dicts with ``Name``, ``Dimensions`` and ``Format/Datatype`` (plus ``Location`` etc. when
-    present). Names-only exports give layers whose LayerType is ``"Unknown"`` and no tensors.
+    ``records`` are typed :class:`~trex.formats.layer_records.LayerRecord` values (name, kinds,
+    tensors with shape and format values, tactic, ONNX nodes, stream, weights); ``raws`` the same
+    layers as exported, dicts in TREx's raw schema decoded on demand (``layers`` lists them all).
+    Names-only exports give records whose LayerType is ``"Unknown"`` and no tensors.
     """
 
-    layers: list[dict[str, Any]]
+    records: list[Any]
     bindings: list[str]
     detailed: bool = True
     io_tensors: list[dict[str, Any]] = field(default_factory=list)
     source: str = ""
     warnings: list[str] = field(default_factory=list)
     has_weights: bool = True  # False when the source never lists weights (a build log's layers)
+    raws: Any = None  # RawLayers: the exported dicts, one per record
+
+    @property
+    def layers(self) -> list[dict[str, Any]]:
+        """Every layer as an exported (normalised) dict: TREx's raw schema."""
+        return list(self.raws) if self.raws is not None else []
 
 
 @dataclass

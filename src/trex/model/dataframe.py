@@ -16,13 +16,16 @@ import json
 import math
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..jsonable import json_value
-from .layer import Layer
+from .latency import latency_shares
+from .layer import math_precision
+from .table import LayerTable, int64
 
 LATENCY_COLUMNS = ("latency.time", "latency.avg_time", "latency.median_time", "latency.pct_time")
 # Raw keys whose meaning moved to a TREx column, so they are not repeated as attributes.
@@ -36,46 +39,64 @@ _INT_COLUMNS = ("Groups", "OutMaps", "HasBias", "HasReLU", "AllowSparse", "NbInp
                 "NbOutputVars", "NbParams", "NbLiterals")
 
 
-def layers_dataframe(
-    layers: list[Layer],
-    latencies: list[tuple[float, float, float, float] | None],
-    profile_ids: list[int] | None = None,
-) -> pd.DataFrame:
-    """One row per layer; ``latencies[i]`` is (time, avg, median, pct) or None if unprofiled.
+@dataclass(frozen=True)
+class LayerLatency:
+    """The per-layer profile joined to ``df``'s rows: time, average, median (ms) and share (%),
+    NaN where a layer has no profile row (:mod:`.latency` defines the share)."""
 
-    Built column by column (not from row dicts): several times faster on 10,000+ layers.
-    """
-    n = len(layers)
-    nan = math.nan
-    missing = (nan, nan, nan, nan)
-    lat = [(latencies[i] or missing) if i < len(latencies) else missing for i in range(n)]
+    time: np.ndarray
+    avg: np.ndarray
+    median: np.ndarray
+    pct: np.ndarray
+
+    @classmethod
+    def unknown(cls, n: int) -> LayerLatency:
+        """No per-layer profile: every figure NaN."""
+        nan = np.full(n, math.nan)
+        return cls(nan, nan, nan, nan)
+
+    @classmethod
+    def of(cls, time: list[float], avg: list[float], median: list[float]) -> LayerLatency:
+        """From the joined profile rows; the share computed once, here."""
+        avg_array = np.asarray(avg, dtype="float64")
+        return cls(np.asarray(time, dtype="float64"), avg_array,
+                   np.asarray(median, dtype="float64"), latency_shares(avg_array))
+
+
+def table_dataframe(table: LayerTable, rows: list[int], latency: LayerLatency) -> pd.DataFrame:
+    """One row per layer of ``rows``, built column by column from the plan's columns; the raw
+    attribute columns from the layers as exported (decoded now, if they were not yet)."""
+    n = len(rows)
+    names, types, subtypes, tactics = table.names, table.types, table.subtypes, table.tactic_names
+    inputs, outputs = table.inputs, table.outputs
+    precision = [table.precision(i) for i in rows]
     columns: dict[str, Any] = {
-        "Name": [layer.name for layer in layers],
-        "type": [layer.type for layer in layers],
-        "subtype": [layer.subtype for layer in layers],
-        "tactic": [layer.tactic for layer in layers],
-        # The raw tensor lists themselves (readers always give both keys; fold_no_ops keeps them
-        # in step with the layer's tensors): no copy per layer.
-        "Inputs": [layer.raw_dict["Inputs"] for layer in layers],
-        "Outputs": [layer.raw_dict["Outputs"] for layer in layers],
-        "precision": [layer.precision for layer in layers],
-        "output_precision": [layer.output_precision for layer in layers],
-        "math_precision": [layer.math_precision for layer in layers],
-        # Numbers as typed arrays: pandas need not infer their type (int64 sizes are clamped by
-        # Layer; latencies are floats or NaN).
-        "total_io_size_bytes": _int64s(layer.total_io_size_bytes for layer in layers),
-        "weights_size": _int64s(layer.weights_size for layer in layers),
-        "bias_size": _int64s(layer.bias_size for layer in layers),
-        "total_footprint_bytes": _int64s(layer.total_footprint_bytes for layer in layers),
-        "latency.time": _floats(x[0] for x in lat),
-        "latency.avg_time": _floats(x[1] for x in lat),
-        "latency.median_time": _floats(x[2] for x in lat),
-        "latency.pct_time": _floats(x[3] for x in lat),
-        "Metadata": [layer.onnx_nodes for layer in layers],
+        "Name": [names[i] for i in rows],
+        "type": [types[i] for i in rows],
+        "subtype": [subtypes[i] for i in rows],
+        "tactic": [tactics[i] or "TensorRT" for i in rows],
+        # The tensors as exported (a folded NoOp's edge rewired to the producer's name).
+        "Inputs": [[t.raw for t in inputs[i]] for i in rows],
+        "Outputs": [[t.raw for t in outputs[i]] for i in rows],
+        "precision": precision,
+        "output_precision": [table.output_precision(i) for i in rows],
+        "math_precision": [math_precision(tactics[i], subtypes[i], p)
+                           for i, p in zip(rows, precision)],
+        # Numbers as typed arrays: pandas need not infer their type (int64 sizes are clamped;
+        # latencies are floats or NaN).
+        "total_io_size_bytes": _int64s(table.io_bytes(i) for i in rows),
+        "weights_size": _int64s(table.weights_size(i) for i in rows),
+        "bias_size": _int64s(table.bias_bytes[i] for i in rows),
+        "total_footprint_bytes": _int64s(int64(table.io_bytes(i) + table.weights_size(i))
+                                         for i in rows),
+        "latency.time": latency.time,
+        "latency.avg_time": latency.avg,
+        "latency.median_time": latency.median,
+        "latency.pct_time": latency.pct,
+        "Metadata": [table.onnx_nodes[i] for i in rows],
     }
-    if profile_ids is not None:
-        columns["profile"] = list(profile_ids)
-    attributes, other = _attribute_columns(layers)
+    raws, index = table.raws, table.raw_index
+    attributes, other = _attribute_columns([raws[index[i]] for i in rows])
     for key, values in attributes.items():
         if key not in columns:
             columns[key] = values
@@ -84,14 +105,23 @@ def layers_dataframe(
     df: pd.DataFrame = pd.DataFrame(columns if n else {c: [] for c in _empty_columns()})
     for col in _INT_COLUMNS:
         if col in df.columns:
-            numbers = pd.to_numeric(df[col], errors="coerce")
-            numbers = numbers.where(numbers.abs() < 2**63, 0)  # inf or out of range: as missing
-            df[col] = numbers.fillna(0).astype("int64")
+            df[col] = _int_column(df[col])
     for col in ("total_io_size_bytes", "weights_size", "bias_size", "total_footprint_bytes"):
         df[col] = df[col].astype("int64")
     for col in LATENCY_COLUMNS:
         df[col] = df[col].astype("float64")
     return df
+
+
+def _int_column(values: pd.Series) -> pd.Series:
+    """TREx's integer attribute columns: numbers as int64, 0 for absent, text, infinite or out of
+    int64's range (a corrupt file's 10**400)."""
+    if values.dtype == object:
+        values = values.map(lambda v: v if not isinstance(v, int) or -2**63 < v < 2**63
+                            else math.nan)
+    numbers = pd.to_numeric(values, errors="coerce")
+    numbers = numbers.where(numbers.abs() < 2**63, 0)  # inf or out of range: as missing
+    return numbers.fillna(0).astype("int64")
 
 
 def _int64s(values: Iterable[int]) -> np.ndarray:
@@ -102,7 +132,8 @@ def _floats(values: Iterable[float]) -> np.ndarray:
     return np.fromiter(values, dtype=np.float64)
 
 
-def _attribute_columns(layers: list[Layer]) -> tuple[dict[str, list[Any]], list[Any] | None]:
+def _attribute_columns(layers: list[dict[str, Any]]
+                       ) -> tuple[dict[str, list[Any]], list[Any] | None]:
     """The raw attributes as columns (first seen first), and the ``other_attributes`` column
     (None when every key has a column of its own).
 
@@ -115,7 +146,7 @@ def _attribute_columns(layers: list[Layer]) -> tuple[dict[str, list[Any]], list[
     n = len(layers)
     counts: Counter[str] = Counter()
     for layer in layers:
-        for key, value in layer.raw_dict.items():
+        for key, value in layer.items():
             if key in _CONSUMED:
                 continue
             if type(value) is dict and _flattened(value):
@@ -130,7 +161,7 @@ def _attribute_columns(layers: list[Layer]) -> tuple[dict[str, list[Any]], list[
     other: list[Any] | None = [math.nan] * n if len(kept) < len(counts) else None
     for index, layer in enumerate(layers):
         rest: dict[str, Any] = {}
-        for key, value in layer.raw_dict.items():
+        for key, value in layer.items():
             if key in _CONSUMED:
                 continue
             if type(value) is dict:

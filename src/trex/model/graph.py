@@ -56,18 +56,9 @@ class LayerGraph:
 
     @cached_property
     def _bindings_found(self) -> tuple[list[Activation], list[Activation]]:
-        names = {strip_profile(b) for b in self.bindings}
-        produced = {t.name for layer in self.layers for t in layer.outputs}
-        inputs: dict[str, Activation] = {}
-        outputs: dict[str, Activation] = {}
-        for layer in self.layers:
-            for tensor in layer.inputs:
-                if strip_profile(tensor.name) in names and tensor.name not in produced:
-                    inputs.setdefault(tensor.name, tensor)
-            for tensor in layer.outputs:
-                if strip_profile(tensor.name) in names:
-                    outputs.setdefault(tensor.name, tensor)
-        return list(inputs.values()), list(outputs.values())
+        layers = self.layers
+        return bindings_of(self.bindings, [la.inputs for la in layers],
+                           [la.outputs for la in layers])
 
     @property
     def stream_count(self) -> int:
@@ -89,14 +80,38 @@ def _users(layers: list[Layer], side: str) -> dict[str, list[Layer]]:
     return out
 
 
+def bindings_of(bindings: list[str], inputs: list[list[Activation]],
+                outputs: list[list[Activation]]) -> tuple[list[Activation], list[Activation]]:
+    """(input bindings, output bindings) as the layers see them, each tensor once, in graph
+    order: a binding name read and not written by the layers is an input, one written an output."""
+    names = {strip_profile(b) for b in bindings}
+    produced = {t.name for outs in outputs for t in outs}
+    found_in: dict[str, Activation] = {}
+    found_out: dict[str, Activation] = {}
+    for ins, outs in zip(inputs, outputs):
+        for tensor in ins:
+            if strip_profile(tensor.name) in names and tensor.name not in produced:
+                found_in.setdefault(tensor.name, tensor)
+        for tensor in outs:
+            if strip_profile(tensor.name) in names:
+                found_out.setdefault(tensor.name, tensor)
+    return list(found_in.values()), list(found_out.values())
+
+
 def infer_bindings(layers: list[Layer]) -> list[str]:
     """Graph inputs (consumed, never produced) and outputs (produced, never consumed)."""
+    return infer_bindings_of([la.inputs for la in layers], [la.outputs for la in layers])
+
+
+def infer_bindings_of(inputs: list[list[Activation]], outputs: list[list[Activation]]) -> list[str]:
+    """:func:`infer_bindings` of the layers' tensor lists."""
     produced: dict[str, Activation] = {}
     consumed: dict[str, Activation] = {}
-    for layer in layers:
-        for t in layer.inputs:
+    for ins in inputs:
+        for t in ins:
             consumed.setdefault(t.name, t)
-        for t in layer.outputs:
+    for outs in outputs:
+        for t in outs:
             produced.setdefault(t.name, t)
     graph_inputs = [n for n in consumed if n not in produced and "const" not in n.lower()]
     graph_outputs = [n for n in produced if n not in consumed]

@@ -9,8 +9,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .tensor_format import dtype_bytes
+from .table import (
+    DLA_SUFFIXES,
+    INT64_MAX,
+    LayerTable,
+    int64,
+    layer_kind,
+    stream_id,
+    type_from_name,
+    weight_sizes,
+)
 from .tensors import Activation
+
+__all__ = ["DLA_SUFFIXES", "Layer", "fold_no_ops", "layer_type", "parameter_sizes", "stream_id",
+           "type_from_name"]
 
 
 def parameter_sizes(raw: dict[str, Any]) -> tuple[int, int, int]:
@@ -19,45 +31,22 @@ def parameter_sizes(raw: dict[str, Any]) -> tuple[int, int, int]:
     Covers ``Weights``/``Bias``, ConvActPool's ``ConvWeights``/``ConvBias`` and any dtype (FP8,
     INT4, BF16, FP4 included).
     """
-    count = weights = bias = 0
-    for key, value in raw.items():
-        if type(value) is not dict:
-            continue
-        if "Count" not in value or "Type" not in value:
-            continue
-        try:
-            n = int(value["Count"])
-        except (TypeError, ValueError, OverflowError):  # None, "abc", NaN, inf
-            continue
-        element_bytes = dtype_bytes(str(value["Type"]))
-        try:
-            size = int(round(n * element_bytes))
-        except OverflowError:  # a count beyond float range: exact integer arithmetic
-            size = n * int(element_bytes * 8) // 8
-        if "bias" in key.lower():
-            bias += size
-        else:
-            count += n
-            weights += size
-    return count, weights, bias
-
-
-_INT64_MAX = 2**63 - 1
-
-
-def _int64(size: int) -> int:
-    """Clamp a byte count to int64, the df's dtype (only a corrupt file's dimensions get beyond)."""
-    return max(-_INT64_MAX, min(size, _INT64_MAX))
+    return weight_sizes(list(raw.items()))
 
 
 class Layer:
-    """One engine layer (TREx's Layer): type, tensors, precision and memory figures."""
+    """One engine layer (TREx's Layer): type, tensors, precision and memory figures.
+
+    A plan makes its layers from its :class:`~trex.model.table.LayerTable` when first asked
+    for (:meth:`from_table`); ``Layer(raw_dict)`` reads one exported layer dict, as TREx's does."""
 
     def __init__(self, raw_dict: dict[str, Any]):
-        self.raw_dict = raw_dict
+        self._raw: Any = raw_dict
         self.name: str = raw_dict["Name"]
         self.subtype: str = raw_dict.get("LayerType", "Unknown")
-        self.type: str = layer_type(raw_dict)
+        ptype = raw_dict.get("ParameterType")
+        self.type: str = layer_kind(self.name, str(self.subtype),
+                                    ptype if isinstance(ptype, str) else None)
         self.metadata = raw_dict.get("Metadata")
         # The ONNX nodes the layer implements (readers give Metadata as a list of node names).
         self.onnx_nodes: list[str] = self.metadata if type(self.metadata) is list else []
@@ -65,29 +54,80 @@ class Layer:
         self.stream: int = 0 if stream is None else stream \
             if type(stream) is int and 0 <= stream < 1 << 31 else stream_id(stream)
         tactic = raw_dict.get("TacticName")
-        self.tactic: str = tactic if isinstance(tactic, str) and tactic else "TensorRT"
-        self.inputs = [Activation(t) for t in raw_dict.get("Inputs", ())]
-        self.outputs = [Activation(t) for t in raw_dict.get("Outputs", ())]
-        size_in = size_out = 0
-        for t in self.inputs:
-            size_in += t.size_bytes
-        for t in self.outputs:
-            size_out += t.size_bytes
+        self.tactic_name: str | None = tactic if isinstance(tactic, str) else None
+        self.tactic_value: Any = raw_dict.get("TacticValue")
+        origin = raw_dict.get("Origin")
+        self.origin: str | None = origin if isinstance(origin, str) else None
+        inputs = [Activation(t) for t in raw_dict.get("Inputs", ())]
+        outputs = [Activation(t) for t in raw_dict.get("Outputs", ())]
+        count, weights, bias = parameter_sizes(raw_dict)
+        self._set(inputs, outputs, sum(t.size_bytes for t in inputs),
+                  sum(t.size_bytes for t in outputs), count, weights, bias, [])
+
+    @classmethod
+    def from_table(cls, table: LayerTable, i: int) -> Layer:
+        """Row ``i`` of a plan's layer table as a Layer (its raw dict made when asked for)."""
+        layer = cls.__new__(cls)
+        layer._raw = (table, i)
+        layer.name = table.names[i]
+        layer.subtype = table.subtypes[i]
+        layer.type = table.types[i]
+        nodes = table.onnx_nodes[i]
+        layer.onnx_nodes = nodes
+        layer.metadata = nodes or None
+        layer.stream = table.streams[i]
+        layer.tactic_name = table.tactic_names[i]
+        layer.tactic_value = table.tactic_values[i]
+        layer.origin = table.origins[i]
+        layer._set(table.inputs[i], table.outputs[i], table.in_bytes[i], table.out_bytes[i],
+                   table.weights_count[i], table.weights_bytes[i], table.bias_bytes[i],
+                   table.constant_inputs[i])
+        return layer
+
+    def _set(self, inputs: list[Activation], outputs: list[Activation], size_in: int,
+             size_out: int, count: int, weights_only: int, bias_size: int,
+             constants: list[Activation]) -> None:
+        self.tactic: str = self.tactic_name if self.tactic_name else "TensorRT"
+        self.inputs = inputs
+        self.outputs = outputs
         self.inputs_size_bytes = size_in
         self.outputs_size_bytes = size_out
-        self.precision = self.inputs[0].precision if self.inputs else None
-        self.output_precision = self.outputs[0].precision if self.outputs else ""
-        self.weights_cnt, self.weights_only_size, bias_size = parameter_sizes(raw_dict)
-        self.constant_inputs: list[Activation] = []  # inputs that are weights (count_as_weights)
+        self.precision = inputs[0].precision if inputs else None
+        self.output_precision = outputs[0].precision if outputs else ""
+        self.weights_cnt, self.weights_only_size = count, weights_only
+        self.constant_inputs: list[Activation] = constants  # inputs that are weights
         io = size_in + size_out
-        weights = self.weights_only_size + bias_size
-        if io + weights <= _INT64_MAX:  # always, but for a corrupt file's dimensions
+        weights = weights_only + bias_size
+        if io + weights <= INT64_MAX:  # always, but for a corrupt file's dimensions
             self.total_io_size_bytes, self.bias_size = io, bias_size
             self.weights_size, self.total_footprint_bytes = weights, io + weights
         else:
-            self.total_io_size_bytes, self.bias_size = _int64(io), _int64(bias_size)
-            self.weights_size = _int64(weights)
-            self.total_footprint_bytes = _int64(io + weights)
+            self.total_io_size_bytes, self.bias_size = int64(io), int64(bias_size)
+            self.weights_size = int64(weights)
+            self.total_footprint_bytes = int64(io + weights)
+
+    @property
+    def raw_dict(self) -> dict[str, Any]:
+        """The layer as exported (TREx's raw dict): its attributes, with the name and tensors
+        this plan gives it (a repeated name made unique, folded NoOps' edges rewired)."""
+        source = self._raw
+        if type(source) is dict:
+            return source
+        table, i = source
+        raw = dict(table.raws[table.raw_index[i]])
+        raw["Name"] = self.name
+        raw["Inputs"] = [t.raw for t in self.inputs]
+        raw["Outputs"] = [t.raw for t in self.outputs]
+        self._raw = raw
+        return raw
+
+    @raw_dict.setter
+    def raw_dict(self, value: dict[str, Any]) -> None:
+        self._raw = value
+
+    def attribute(self, key: str, default: Any = None) -> Any:
+        """One attribute of the layer as exported (``Kernel``, ``Stride``, ``Groups``, ...)."""
+        return self.raw_dict.get(key, default)
 
     def count_as_weights(self, names: set[str]) -> None:
         """Count the inputs named ``names`` as weights, not activations: constant tensors no layer
@@ -100,7 +140,7 @@ class Layer:
         self.constant_inputs = constants
         self.inputs_size_bytes -= size
         self.total_io_size_bytes -= size
-        self.weights_size = _int64(self.weights_size + size)
+        self.weights_size = int64(self.weights_size + size)
         self.weights_only_size += size
         self.weights_cnt += sum(math.prod(max(d, 1) for d in t.shape) for t in constants)
 
@@ -113,18 +153,8 @@ class Layer:
 
     @property
     def math_precision(self) -> str | None:
-        """The math its kernel runs (``TF32 HMMA``, ``FP16 HMMA``, ``INT8 IMMA``, ``FP32 FFMA``,
-        ``INT8 DP4A``, ``INT8 CUDA cores``...), from the tactic's name (:mod:`trex.kernels`); a
-        CUDA-core kernel whose name gives no type runs the layer's precision. None when unknown."""
-        from ..kernels import classify_tactic
-
-        tactic = self.raw_dict.get("TacticName")
-        kernel = classify_tactic(tactic if isinstance(tactic, str) else None,
-                                 self.subtype if isinstance(self.subtype, str) else None)
-        math = kernel.math
-        if math is None and kernel.tensor_cores is False and self.precision:
-            math = f"{self.precision} {kernel.instruction or 'CUDA cores'}"
-        return math
+        """The math its kernel runs (:func:`math_precision`)."""
+        return math_precision(self.tactic_name, self.subtype, self.precision)
 
     @property
     def is_reformat(self) -> bool:
@@ -150,59 +180,25 @@ class Layer:
         return f"Layer({self.name})"
 
 
-def stream_id(value: Any) -> int:
-    """A layer's CUDA stream (``StreamId``, TensorRT 8.6+): 0 when absent or not a count."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return value if 0 <= value < 1 << 31 else 0
-    if isinstance(value, str) and value.strip().isdigit() and len(value) < 10:
-        return int(value)
-    return 0
+def math_precision(tactic: str | None, subtype: str | None, precision: str | None) -> str | None:
+    """The math a layer's kernel runs (``TF32 HMMA``, ``FP16 HMMA``, ``INT8 IMMA``, ``FP32 FFMA``,
+    ``INT8 DP4A``, ``INT8 CUDA cores``...), from the tactic's name (:mod:`trex.kernels`); a
+    CUDA-core kernel whose name gives no type runs the layer's precision. None when unknown."""
+    from ..kernels import classify_tactic
+
+    kernel = classify_tactic(tactic if isinstance(tactic, str) else None,
+                             subtype if isinstance(subtype, str) else None)
+    math_kind = kernel.math
+    if math_kind is None and kernel.tensor_cores is False and precision:
+        math_kind = f"{precision} {kernel.instruction or 'CUDA cores'}"
+    return math_kind
 
 
 def layer_type(raw: dict[str, Any]) -> str:
-    """TREx's ``type``: the ParameterType, else the LayerType (``MyelinReformat``, ``kgen``,
-    ``gemm`` stay as TensorRT names them); a Deconvolution is told apart from its Convolution
-    ParameterType, and names-only exports get the kinds their names follow."""
+    """TREx's ``type`` of an exported layer dict (:func:`~trex.model.table.layer_kind`)."""
     ptype = raw.get("ParameterType")
-    ltype = str(raw.get("LayerType", "Unknown"))
-    if not ptype or not isinstance(ptype, str):  # absent, or not a type name (a corrupt file)
-        return _type_from_name(raw.get("Name", "")) if ltype == "Unknown" else ltype
-    if ptype == "Convolution" and "Deconvolution" in ltype:
-        return "Deconvolution"
-    return ptype
-
-
-DLA_SUFFIXES = {" to nvm": "DLACopy", " from nvm": "DLACopy", " copy finish": "DLASync"}
-
-
-def _type_from_name(name: str) -> str:
-    """Names-only exports: recognise the kinds TensorRT names by convention.
-
-    DLA engines copy tensors to and from the DLA's memory (``X to nvm``, ``X from nvm``) and wait
-    for them (``X copy finish``); their ``{...}`` subgraph runs on the DLA (see :func:`mark_dla`).
-    """
-    if name.startswith("Reformatting CopyNode") or " reformatter " in name:
-        return "Reformat"
-    for suffix, kind in DLA_SUFFIXES.items():
-        if name.endswith(suffix):
-            return kind
-    if name.startswith("{ForeignNode["):
-        return "Myelin"
-    return "Unknown"
-
-
-def mark_dla(layers: list[Layer]) -> bool:
-    """In an engine with DLA copies, the ``{...}`` subgraphs are DLA loadables, not Myelin
-    regions: type them ``DLA``. Returns True for a DLA engine."""
-    if not any(layer.type in ("DLACopy", "DLASync") for layer in layers):
-        return False
-    for layer in layers:
-        if layer.name.startswith("{") and layer.name.endswith("}") and \
-                layer.type in ("Myelin", "Unknown"):
-            layer.type = "DLA"
-    return True
+    return layer_kind(str(raw.get("Name", "")), str(raw.get("LayerType", "Unknown")),
+                      ptype if isinstance(ptype, str) else None)
 
 
 def fold_no_ops(layers: list[Layer], bindings: set[str]) -> list[Layer]:

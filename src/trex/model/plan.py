@@ -14,9 +14,11 @@ import os
 import warnings as _warnings
 from collections import deque
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..errors import InputError, TrexWarning, cap_line
@@ -24,14 +26,14 @@ from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
 from ..perf import gc_paused
 from . import loader, validation
-from .dataframe import MAX_COLUMNS, OTHER_ATTRIBUTES, layers_dataframe
+from .dataframe import MAX_COLUMNS, OTHER_ATTRIBUTES, LayerLatency, table_dataframe
 from .facts import summary_text
-from .graph import LayerGraph, infer_bindings
-from .latency import latency_shares
-from .layer import Layer, fold_no_ops, mark_dla
+from .graph import SYNC_TYPES, LayerGraph, bindings_of, infer_bindings_of
+from .layer import Layer
 from .measurement import Measured, WarmUp, iteration_records, measured_figures, plan_warmup
-from .profiles import profile_of_name, select_profile, strip_profile
-from .tensors import IOTensor, io_tensors
+from .profiles import profile_of_name, strip_profile
+from .table import LayerTable, select_profile, unique_names
+from .tensors import Activation, IOTensor, io_tensors
 
 DETAILED_HINT = (
     "layer information has names only: types, tensors, precisions, sizes, the graph, linters and "
@@ -134,15 +136,9 @@ class EnginePlan(LayerGraph):
         self._profile_run: ProfileRun | None = None
         run = self._read_profile(inputs.profile, profile_run, cache) if inputs.profile else None
         self.has_profile = run is not None
-        latencies = self._join_profile(run) if run is not None else []
-        self._df = layers_dataframe(self.layers, latencies)
-        if self.has_profile:  # one definition of a share (see .latency), not the profile's rounding
-            self._df["latency.pct_time"] = latency_shares(
-                self._df["latency.avg_time"].to_numpy(dtype="float64"))
-        if OTHER_ATTRIBUTES in self._df.columns:
-            self._warn(f"{self.graph_file}: more than {MAX_COLUMNS} attribute keys, most of them "
-                       f"in few layers: those are kept together in plan.df's {OTHER_ATTRIBUTES} "
-                       "column (JSON text)")
+        self.latency = self._join_profile(run) if run is not None else \
+            LayerLatency.unknown(len(self.rows))
+        self._df: pd.DataFrame | None = None  # made from the columns when first asked for
         self.timings = self._read_timings(inputs.timings, profile_run, cache)
         self._read_metadata(inputs, cache)
         self._read_measurement(inputs)
@@ -155,26 +151,31 @@ class EnginePlan(LayerGraph):
 
     def _build_layers(self, info: LayerInfo, profile_id: int | None,
                       logged_io: Callable[[], list[str]]) -> None:
-        raw_layers, self.profiles = select_profile(info.layers, profile_id)
-        if not raw_layers:
+        positions, self.profiles = select_profile(info.records, profile_id)
+        if not positions:
             raise InputError(self.graph_file, f"no layers for profile {profile_id} (profiles "
                                               f"present: {', '.join(map(str, self.profiles))})")
-        _disambiguate_names(raw_layers)
-        self._raw_layers = raw_layers  # for profile rows of layers the plan folds away
+        records = [info.records[p] for p in positions]
+        names = unique_names([r.name for r in records])
+        self._profile_layer_names = set(names)  # profile rows of layers the plan folds away
+        table = self.table = LayerTable(records, positions, info.raws, names)
         bindings = _bindings_for_profile(info.bindings, self.profile_id)
-        layers = [Layer(raw) for raw in raw_layers]
-        self.dla = mark_dla(layers)
+        self.dla = table.mark_dla()
         if not bindings:  # a log's binding lines name them; else the graph's loose ends
             bindings = logged_io()
         if not bindings:
-            bindings = infer_bindings(layers)
+            bindings = infer_bindings_of(table.inputs, table.outputs)
             if self.detailed and bindings:
                 self._warn(f"no Bindings in {self.graph_file}: inferred {len(bindings)} from the "
                            "graph")
-        folded = fold_no_ops(layers, {strip_profile(b) for b in bindings} | set(bindings))
-        self._set_layers(folded, bindings)
+        table.fold_no_ops({strip_profile(b) for b in bindings} | set(bindings))
+        self.bindings: list[str] = bindings
+        types = table.types
+        self.rows: list[int] = [i for i, t in enumerate(types)
+                                if t != "Constant" and t not in SYNC_TYPES]  # plan.df's rows
         if self.detailed:
-            _count_constants_as_weights(self.layers, self.all_layers, bindings)
+            _count_constants_as_weights(table, self.rows, bindings)
+        self._layer_objects: list[Layer] | None = None
 
     def _read_profile(self, path: str | os.PathLike[str], run_index: int | None,
                       cache: InputCache) -> ProfileRun:
@@ -199,7 +200,7 @@ class EnginePlan(LayerGraph):
         return [{"name": r.name, "timeMs": r.time_ms, "averageMs": r.avg_ms,
                  "medianMs": r.median_ms, "percentage": r.percentage} for r in run.records]
 
-    def _join_profile(self, run: ProfileRun) -> list[tuple[float, float, float, float] | None]:
+    def _join_profile(self, run: ProfileRun) -> LayerLatency:
         """Give each layer its profile row by name (duplicates taken in order), never by position."""
         first: dict[str, ProfileRecord] = {}  # a name's first row; later rows of it queue in `more`
         more: dict[str, deque[ProfileRecord]] = {}
@@ -208,31 +209,33 @@ class EnginePlan(LayerGraph):
                 more.setdefault(record.name, deque()).append(record)
             else:
                 first[record.name] = record
-        latencies: list[tuple[float, float, float, float] | None] = []
-        unprofiled: list[str] = []
+        names = self.table.names
+        n = len(self.rows)
         nan = math.nan
-        for layer in self.layers:
-            r = first.pop(layer.name, None)
-            if r is None and layer.name in more:
-                queue = more[layer.name]
+        time, avg, median = [nan] * n, [nan] * n, [nan] * n
+        unprofiled: list[str] = []
+        for k, row in enumerate(self.rows):
+            name = names[row]
+            r = first.pop(name, None)
+            if r is None and name in more:
+                queue = more[name]
                 r = queue.popleft() if queue else None
             if r is not None:
-                median = r.median_ms if r.median_ms is not None else nan
-                pct = r.percentage if r.percentage is not None else nan
-                latencies.append((r.time_ms, r.avg_ms, median, pct))
+                time[k], avg[k] = r.time_ms, r.avg_ms
+                if r.median_ms is not None:
+                    median[k] = r.median_ms
             else:
-                latencies.append(None)
-                unprofiled.append(layer.name)
+                unprofiled.append(name)
         unmatched: list[str] = []
         if first or any(more.values()):  # rows no layer took, in the profile's order
-            ignored = {raw["Name"] for raw in self._raw_layers}
+            ignored = self._profile_layer_names
             unmatched = [name for name in dict.fromkeys(r.name for r in run.records)
                          for _ in range((name in first) + len(more.get(name, ())))
                          if name not in ignored and (profile_of_name(name) or 0) == self.profile_id]
         self._warn_all(validation.check_profile_join(
-            unmatched, unprofiled, len(run.records), len(self.layers)))
+            unmatched, unprofiled, len(run.records), n))
         self._warn_all(validation.check_percentages([r.percentage for r in run.records]))
-        return latencies
+        return LayerLatency.of(time, avg, median)
 
     def _read_timings(self, path: str | os.PathLike[str] | None, run_index: int | None,
                       cache: InputCache) -> pd.DataFrame:
@@ -275,33 +278,38 @@ class EnginePlan(LayerGraph):
         return self.timings.iloc[self.warmup.iterations:] if len(self.timings) else self.timings
 
     def _compute_summary(self) -> None:
-        df = self._df
-        self.total_runtime = float(df["latency.avg_time"].sum()) if self.has_profile else math.nan
-        self.total_weights_size = sum(df["weights_size"].tolist())  # exact Python ints
+        table, rows = self.table, self.rows
+        avg = self.latency.avg
+        self.total_runtime = float(np.nansum(avg)) if self.has_profile else math.nan
+        self.total_weights_size = sum(table.weights_size(i) for i in rows)  # exact Python ints
         # TREx's figure: every layer's inputs and outputs, so a tensor counts once per use.
-        self.total_act_size = sum(df["total_io_size_bytes"].tolist())
+        self.total_act_size = sum(table.io_bytes(i) for i in rows)
         unique: dict[str, int] = {}
         dynamic = 0
         get = unique.get
-        for layer in self.layers:
-            for tensors in (layer.activation_inputs, layer.outputs):
+        inputs, outputs, constants = table.inputs, table.outputs, table.constant_inputs
+        for i in rows:
+            for tensors in (inputs[i], outputs[i]):
                 for tensor in tensors:
+                    if tensor.is_dynamic:
+                        dynamic += 1
                     size = tensor.size_bytes
                     if size > get(tensor.name, -1):
                         unique[tensor.name] = size
-                    if tensor.is_dynamic:
-                        dynamic += 1
+            for tensor in constants[i]:  # weights, not activations
+                if unique.get(tensor.name) == tensor.size_bytes:
+                    del unique[tensor.name]
         # The true footprint: each activation tensor once.
         self.total_activation_footprint = int(sum(unique.values()))
         self.dynamic_tensor_uses = dynamic  # tensor uses with a -1 (dynamic) dimension
 
     def _validate(self, io_shapes: dict[str, tuple[int, ...]]) -> None:
         if self.detailed:
-            self._warn_all(validation.check_graph(self, io_shapes))
+            self._warn_all(validation.check_columns(self.table, self.rows, io_shapes))
             if self.dynamic_tensor_uses:
                 self._warn(f"{self.dynamic_tensor_uses} tensor uses have dynamic (-1) dimensions; "
                            "their sizes count each dynamic dimension as 1")
-        duplicates = validation.duplicated_names([layer.name for layer in self.layers])
+        duplicates = validation.duplicated_names([self.table.names[i] for i in self.rows])
         if duplicates:
             self._warn(f"layer names repeat: {validation.sample(duplicates)}")
         if self.has_profile:
@@ -322,8 +330,55 @@ class EnginePlan(LayerGraph):
     # ----------------------------------------------------------------- TREx's API
     @property
     def df(self) -> pd.DataFrame:
-        """One row per layer (Constant, NoOp and signal/wait layers excluded, as in TREx)."""
+        """One row per layer (Constant, NoOp and signal/wait layers excluded, as in TREx), made
+        from the plan's columns when first asked for."""
+        if self._df is None:
+            with gc_paused():
+                self._df = table_dataframe(self.table, self.rows, self.latency)
+            if OTHER_ATTRIBUTES in self._df.columns:
+                self._warn(f"{self.graph_file}: more than {MAX_COLUMNS} attribute keys, most of "
+                           f"them in few layers: those are kept together in plan.df's "
+                           f"{OTHER_ATTRIBUTES} column (JSON text)")
         return self._df
+
+    # ----------------------------------------------------------------- layers, made on demand
+    @property
+    def all_layers(self) -> list[Layer]:  # type: ignore[override]
+        """Every layer (constants and signal/wait too) as TREx's Layer objects, made once."""
+        if self._layer_objects is None:
+            table = self.table
+            self._layer_objects = [Layer.from_table(table, i) for i in range(len(table))]
+        return self._layer_objects
+
+    @property
+    def layers(self) -> list[Layer]:  # type: ignore[override]
+        """The layers of ``df``'s rows, in engine order."""
+        every = self.all_layers
+        return [every[i] for i in self.rows] if len(self.rows) != len(every) else every
+
+    @property
+    def constants(self) -> list[Layer]:  # type: ignore[override]
+        """The Constant layers (not rows of ``df``, as in TREx)."""
+        every = self.all_layers
+        return [every[i] for i, t in enumerate(self.table.types) if t == "Constant"]
+
+    @property
+    def sync_layers(self) -> list[Layer]:  # type: ignore[override]
+        """The signal/wait layers that order auxiliary streams."""
+        every = self.all_layers
+        return [every[i] for i, t in enumerate(self.table.types) if t in SYNC_TYPES]
+
+    @property
+    def stream_count(self) -> int:
+        """Number of CUDA streams the layers run on (auxiliary streams: StreamId > 0)."""
+        streams = self.table.streams
+        return max(1, len({streams[i] for i in self.rows}))
+
+    @cached_property
+    def _bindings_found(self) -> tuple[list[Activation], list[Activation]]:
+        table = self.table
+        return bindings_of(self.bindings, [table.inputs[i] for i in self.rows],
+                           [table.outputs[i] for i in self.rows])
 
     def get_layers_by_type(self, layer_type: str) -> pd.DataFrame:
         """TREx's view of one layer type: its columns renamed ``attr.*``, convolutions annotated."""
@@ -356,31 +411,18 @@ def _version(cache: InputCache, inputs: loader.PlanInputs) -> str | None:
     return None
 
 
-def _count_constants_as_weights(layers: list[Layer], all_layers: list[Layer],
-                                bindings: list[str]) -> None:
+def _count_constants_as_weights(table: LayerTable, rows: list[int], bindings: list[str]) -> None:
     """Inputs that no layer writes (or only a Constant layer does) and that are not engine inputs
     are constants: TensorRT 10 Myelin GEMMs read their weights, bias and scales this way."""
-    written = {t.name for layer in all_layers if layer.type != "Constant" for t in layer.outputs}
+    types = table.types
+    written = {t.name for i, outs in enumerate(table.outputs) if types[i] != "Constant"
+               for t in outs}
     engine_io = {strip_profile(b) for b in bindings} | set(bindings)
-    for layer in layers:
-        names = {t.name for t in layer.inputs if t.name not in written
+    for i in rows:
+        names = {t.name for t in table.inputs[i] if t.name not in written
                  and t.name not in engine_io and strip_profile(t.name) not in engine_io}
         if names:
-            layer.count_as_weights(names)
-
-
-def _disambiguate_names(raw_layers: list[dict[str, Any]]) -> None:
-    """TREx appends ``_N`` to the second and later layers of a repeated name."""
-    if len({raw["Name"] for raw in raw_layers}) == len(raw_layers):
-        return  # the usual case: every name once
-    seen: dict[str, int] = {}
-    for raw in raw_layers:
-        name = raw["Name"]
-        if name in seen:
-            seen[name] += 1
-            raw["Name"] = f"{name}_{seen[name]}"
-        else:
-            seen[name] = 1
+            table.count_as_weights(i, names)
 
 
 def _bindings_for_profile(bindings: list[str], profile_id: int) -> list[str]:

@@ -11,26 +11,68 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .tensor_format import TensorFormat, parse_format, tensor_size_bytes
+from ..formats.tensor_format import TensorFormat, parse_format, tensor_size_bytes
 
 
 class Activation:
-    """A tensor as one layer sees it: name, shape, format, precision and size in bytes."""
+    """A tensor as one layer sees it: name, shape, format, precision and size in bytes.
+
+    ``raw`` is the tensor's dict as exported (TREx's), made when first asked for."""
 
     __slots__ = ("name", "shape", "format", "precision", "data_size", "size_bytes", "tensor_format",
-                 "raw", "is_dynamic")
+                 "_raw", "is_dynamic")
 
     def __init__(self, raw_dict: dict[str, Any]):
-        self.raw = raw_dict
+        self._raw: Any = raw_dict
         self.name: str = raw_dict["Name"]
         self.shape: list[int] = raw_dict.get("Dimensions", [])
-        fmt, size, dynamic = format_and_size(raw_dict.get("Format/Datatype", ""), tuple(self.shape))
+        fmt, size, dynamic = format_and_size(parse_format(raw_dict.get("Format/Datatype", "")),
+                                             tuple(self.shape))
+        self._set(fmt, size, dynamic)
+
+    def _set(self, fmt: TensorFormat, size: int, dynamic: bool) -> None:
         self.is_dynamic: bool = dynamic  # some dimension is -1 (its size counts it as 1)
         self.tensor_format: TensorFormat = fmt
         self.format: str = fmt.short
         self.precision: str = fmt.precision
         self.data_size: float = fmt.data_size
         self.size_bytes: int = size
+
+    @classmethod
+    def made(cls, name: str, shape: list[int], fmt: TensorFormat, size: int, dynamic: bool,
+             raw_source: Any) -> Activation:
+        """An Activation of values already known (the layer table's); ``raw_source`` is the
+        exported dict, or ``(raw layers, layer index, "Inputs"/"Outputs", position)``."""
+        act = cls.__new__(cls)
+        act._raw = raw_source
+        act.name = name
+        act.shape = shape
+        act.is_dynamic = dynamic
+        act.tensor_format = fmt
+        act.format = fmt.short
+        act.precision = fmt.precision
+        act.data_size = fmt.data_size
+        act.size_bytes = size
+        return act
+
+    def renamed(self, name: str) -> Activation:
+        """The same view of the tensor under another name (a folded NoOp's edge, rewired)."""
+        return Activation.made(name, self.shape, self.tensor_format, self.size_bytes,
+                               self.is_dynamic, ("renamed", self, name))
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The tensor's dict as exported (its ``Name`` the one this view has)."""
+        source = self._raw
+        if type(source) is dict:
+            return source
+        if source[0] == "renamed":
+            raw = {**source[1].raw, "Name": source[2]}
+        else:
+            raws, index, side, position = source
+            raw = raws[index][side][position]
+        self._raw = raw
+        return raw
 
     def tooltip(self) -> str:
         """The tensor's shape and format, as TREx's graph tooltips show them."""
@@ -40,16 +82,16 @@ class Activation:
         return f"{self.name}: {self.shape}x{self.format}"
 
 
-_SIZES: dict[tuple[str, tuple[int, ...]], tuple[TensorFormat, int, bool]] = {}
+_SIZES: dict[tuple[TensorFormat, tuple[int, ...]], tuple[TensorFormat, int, bool]] = {}
 
 
-def format_and_size(text: str, shape: tuple[int, ...]) -> tuple[TensorFormat, int, bool]:
-    """Parsed format, byte size and whether a dimension is dynamic, memoised: big engines repeat
-    the same few tensor shapes."""
-    key = (text, shape)
+def format_and_size(fmt: TensorFormat, shape: tuple[int, ...]) -> tuple[TensorFormat, int, bool]:
+    """The format as stored for this shape (NHWC for an image-shaped row-major tensor), its byte
+    size and whether a dimension is dynamic, memoised: big engines repeat a few tensor shapes."""
+    key = (fmt, shape)
     hit = _SIZES.get(key)
     if hit is None:
-        fmt = channels_last(parse_format(text), shape)
+        fmt = channels_last(fmt, shape)
         hit = (fmt, tensor_size_bytes(list(shape), fmt), any(d < 0 for d in shape))
         if len(_SIZES) < 65536:
             _SIZES[key] = hit

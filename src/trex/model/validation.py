@@ -13,7 +13,7 @@ from ..formats.records import ProfileRecord, ProfileRun
 from ..formats.units import PLAUSIBLE_MS
 from .control_flow import is_back_edge
 from .graph import LayerGraph
-from .layer import Layer
+from .table import LayerTable
 from .tensors import Activation
 
 SAMPLES = 3
@@ -27,52 +27,74 @@ def sample(names: list[str]) -> str:
 
 def check_graph(graph: LayerGraph, known_shapes: dict[str, tuple[int, ...]] | None = None
                 ) -> list[str]:
-    """Tensors written by several layers in conflict, and cycles in the layer graph.
+    """:func:`check_columns` of a graph's layers."""
+    layers = graph.layers
+    return _check([la.name for la in layers], [la.type for la in layers],
+                  [la.inputs for la in layers], [la.outputs for la in layers], known_shapes)
+
+
+def check_columns(table: LayerTable, rows: list[int],
+                  known_shapes: dict[str, tuple[int, ...]] | None = None) -> list[str]:
+    """Tensors written by several layers in conflict, and cycles in the layer graph, of a plan's
+    rows.
 
     Several writers of one tensor are normal when TensorRT concatenates in place: each writes a
     disjoint slice of the output (:func:`disjoint_slices`); only other cases are reported.
     ``known_shapes`` gives the full shape of tensors no layer reads (TensorRT 11's I/O tensors).
     """
+    return _check([table.names[i] for i in rows], [table.types[i] for i in rows],
+                  [table.inputs[i] for i in rows], [table.outputs[i] for i in rows],
+                  known_shapes)
+
+
+def _check(names: list[str], types: list[str], inputs: list[list[Activation]],
+           outputs: list[list[Activation]], known_shapes: dict[str, tuple[int, ...]] | None
+           ) -> list[str]:
     known_shapes = known_shapes or {}
     warnings: list[str] = []
-    layers = graph.layers
-    producers: dict[str, int] = {}  # tensor -> the row of its last writer among the layers
+    producers: dict[str, int] = {}  # tensor -> the row of its last writer
     several: list[str] = []  # tensors more than one layer writes
-    for row, layer in enumerate(layers):
-        for t in layer.outputs:
+    for row, outs in enumerate(outputs):
+        for t in outs:
             previous = producers.get(t.name)
             if previous is not None and previous != row:
                 several.append(t.name)
             producers[t.name] = row
     multiple = set(several)
-    conflicts = [tensor for tensor in (producers if multiple else ()) if tensor in multiple and
-                 not disjoint_slices(tensor, graph.producers[tensor], graph.consumers.get(tensor, []),
-                                     known_shapes.get(tensor))]
+    conflicts = []
+    for tensor in (producers if multiple else ()):
+        if tensor not in multiple:
+            continue
+        writers = [outs for outs in outputs if any(t.name == tensor for t in outs)]
+        readers = [ins for ins in inputs if any(t.name == tensor for t in ins)]
+        if not disjoint_slices(tensor, writers, readers, known_shapes.get(tensor)):
+            conflicts.append(tensor)
     if conflicts:
         warnings.append(f"{len(conflicts)} tensors are written by more than one layer, and not "
                         f"as disjoint slices of an in-place concatenation: {sample(conflicts)}")
-    cyclic = _layers_in_cycles(layers, producers)
+    cyclic = _layers_in_cycles(names, types, inputs, producers)
     if cyclic:
         warnings.append(f"the layer graph has a cycle through {len(cyclic)} layers: "
                         f"{sample(cyclic)}")
     return warnings
 
 
-def disjoint_slices(tensor: str, writers: list[Layer], readers: list[Layer],
+def disjoint_slices(tensor: str, writers: list[list[Activation]], readers: list[list[Activation]],
                     full: tuple[int, ...] | None = None) -> bool:
-    """True when the writers of ``tensor`` each write one slice of it along a single axis.
+    """True when the writers of ``tensor`` (their output lists) each write one slice of it along
+    a single axis.
 
     Each writer's view of the tensor has the same rank and agrees with the others on every axis
-    but one; along that axis the slices add up to the full tensor as its readers (or ``full``)
-    see it. With no full shape known, slices of different sizes are accepted, identical views
-    are not (they may as well be two writers of the same memory).
+    but one; along that axis the slices add up to the full tensor as its readers (their input
+    lists) or ``full`` see it. With no full shape known, slices of different sizes are accepted,
+    identical views are not (they may as well be two writers of the same memory).
     """
-    views = [_shape_of(tensor, w.outputs) for w in writers]
+    views = [_shape_of(tensor, w) for w in writers]
     shapes = [s for s in views if s is not None]
     if len(shapes) != len(views) or len({len(s) for s in shapes}) != 1:
         return False
     if full is None:
-        full = next((s for r in readers if (s := _shape_of(tensor, r.inputs)) is not None), None)
+        full = next((s for r in readers if (s := _shape_of(tensor, r)) is not None), None)
     rank = len(shapes[0])
     for axis in range(rank):
         rest = {s[:axis] + s[axis + 1:] for s in shapes}
@@ -94,18 +116,20 @@ def _shape_of(tensor: str, tensors: list[Activation]) -> tuple[int, ...] | None:
     return None
 
 
-def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[str]:
+def _layers_in_cycles(names: list[str], types: list[str], inputs: list[list[Activation]],
+                      producers: dict[str, int]) -> list[str]:
     """Layers on a cycle: Kahn's algorithm, then drop what only hangs below a cycle (linear).
 
     A loop's back-edge (into its Recurrence layer) is expected and left out."""
-    if _in_engine_order(layers, producers):
+    if _in_engine_order(inputs, types, producers):
         return []
-    successors: list[set[int]] = [set() for _ in layers]
-    indegree = [0] * len(layers)
-    for index, layer in enumerate(layers):
-        for tensor in {t.name for t in layer.inputs}:
+    n = len(names)
+    successors: list[set[int]] = [set() for _ in range(n)]
+    indegree = [0] * n
+    for index, ins in enumerate(inputs):
+        for tensor in {t.name for t in ins}:
             src = producers.get(tensor)
-            if src is not None and is_back_edge(layer.type, src, index):
+            if src is not None and is_back_edge(types[index], src, index):
                 continue
             if src is not None and src != index and index not in successors[src]:
                 successors[src].add(index)
@@ -119,7 +143,7 @@ def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[st
             indegree[nxt] -= 1
             if indegree[nxt] == 0:
                 ready.append(nxt)
-    if freed == len(layers):
+    if freed == n:
         return []
     # Left over: layers on a cycle and layers downstream of one; peel off the downstream ones.
     remaining = {i for i, d in enumerate(indegree) if d > 0}
@@ -136,17 +160,18 @@ def _layers_in_cycles(layers: list[Layer], producers: dict[str, int]) -> list[st
             outdegree[prev] -= 1
             if outdegree[prev] == 0:
                 leaves.append(prev)
-    return [layers[i].name for i in sorted(remaining)]
+    return [names[i] for i in sorted(remaining)]
 
 
-def _in_engine_order(layers: list[Layer], producers: dict[str, int]) -> bool:
+def _in_engine_order(inputs: list[list[Activation]], types: list[str],
+                     producers: dict[str, int]) -> bool:
     """True when every layer reads only what earlier layers wrote (or a loop's back-edge): the
     usual case, which has no cycle and needs no graph search."""
     get = producers.get
-    for index, layer in enumerate(layers):
-        for tensor in layer.inputs:
+    for index, ins in enumerate(inputs):
+        for tensor in ins:
             src = get(tensor.name)
-            if src is not None and src >= index and not is_back_edge(layer.type, src, index):
+            if src is not None and src >= index and not is_back_edge(types[index], src, index):
                 return False
     return True
 

@@ -1,0 +1,229 @@
+"""Typed layer records: what every layer reader hands the model, decoded straight from the bytes.
+
+A layer file is decoded twice, both times in C (msgspec): once into :class:`LayerRecord` structs —
+the fields the model reads, typed, with each tensor's format parsed into a
+:class:`~trex.formats.tensor_format.TensorFormat` value — and once into one raw slice per layer,
+which costs nothing until TREx's ``raw_dict`` or ``plan.df``'s attribute columns ask for that
+layer as exported (:class:`RawLayers`). A file whose values do not fit the types (a number where
+a name belongs, a string dimension) is read by the tolerant path instead: parsed to dicts,
+normalised (:mod:`trex.formats.layer_info`) and converted to the same records.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from .tensor_format import TensorFormat, parse_format
+
+MAX_DIMENSION = 1 << 48  # no tensor dimension is larger; beyond this a file is corrupt
+# The {Type, Count} attributes the records read typed; a layer with others (its raw slice names
+# "Count" more often) is measured from its raw dict instead (``extra_weights``).
+WEIGHT_KEYS = ("Weights", "Bias", "ConvWeights", "ConvBias", "Scale", "Shift", "Power")
+UNKNOWN_FORMAT = parse_format("")
+
+
+class TensorRecord(msgspec.Struct, rename={
+        "name": "Name", "dims": "Dimensions", "lower_dims": "dimensions",
+        "text": "Format/Datatype", "data_type": "DataType", "data_type_lower": "Datatype",
+        "format_text": "Format", "location": "Location"}):
+    """One tensor as a layer reads or writes it: name, shape and format (as a value)."""
+
+    name: str = ""
+    dims: list[int] = []
+    lower_dims: list[int] | None = None  # 8.6 Constant layers spell it in lower case
+    text: str | None = None  # "Format/Datatype" up to 10.x
+    data_type: str | None = None  # TensorRT 11 splits it: DataType/Datatype and Format
+    data_type_lower: str | None = None
+    format_text: str | None = None
+    location: str | None = None
+    fmt: TensorFormat | None = None  # set by the reader (never in the file)
+
+    def format_key(self) -> str:
+        """The format as one text (TensorRT 11's split keys joined as 10.x spells them)."""
+        if self.text is not None:
+            return self.text
+        dtype = self.data_type if self.data_type is not None else self.data_type_lower or ""
+        fmt = self.format_text or ""
+        return f"{fmt} {dtype}".strip() if dtype not in fmt else fmt
+
+
+class LayerRecord(msgspec.Struct, rename={
+        "name": "Name", "layer_type": "LayerType", "parameter_type": "ParameterType",
+        "inputs": "Inputs", "outputs": "Outputs", "tactic_name": "TacticName",
+        "tactic_value": "TacticValue", "metadata": "Metadata", "stream": "StreamId",
+        "origin": "Origin", "parameter_sub_type": "ParameterSubType", "activation": "Activation",
+        "padding_mode": "PaddingMode", "pooling_type": "PoolingType", "weights": "Weights",
+        "bias": "Bias", "conv_weights": "ConvWeights",
+        "conv_bias": "ConvBias", "scale": "Scale", "shift": "Shift", "power": "Power"}):
+    """One engine layer: what the model needs of it, typed (the rest stays in its raw dict)."""
+
+    name: str
+    layer_type: str = "Unknown"
+    parameter_type: str | None = None
+    inputs: list[TensorRecord] = []
+    outputs: list[TensorRecord] = []
+    tactic_name: str | None = None
+    tactic_value: str | int | None = None
+    metadata: str | list[str] | None = None
+    stream: Any = None
+    origin: str | None = None
+    # text attributes typed only so that a file with a number or list there takes the tolerant
+    # path, which reads them as text with a warning
+    parameter_sub_type: str | None = None
+    activation: str | None = None
+    padding_mode: str | None = None
+    pooling_type: str | None = None
+    weights: dict[str, Any] | None = None
+    bias: dict[str, Any] | None = None
+    conv_weights: dict[str, Any] | None = None
+    conv_bias: dict[str, Any] | None = None
+    scale: dict[str, Any] | None = None
+    shift: dict[str, Any] | None = None
+    power: dict[str, Any] | None = None
+    extra_weights: bool = False  # set by the reader: {Type, Count} attributes beyond WEIGHT_KEYS
+
+    def weight_dicts(self) -> list[tuple[str, dict[str, Any]]]:
+        """The typed {Type, Count} attributes, by their JSON key."""
+        out = []
+        for key, value in (("Weights", self.weights), ("Bias", self.bias),
+                           ("ConvWeights", self.conv_weights), ("ConvBias", self.conv_bias),
+                           ("Scale", self.scale), ("Shift", self.shift), ("Power", self.power)):
+            if value is not None:
+                out.append((key, value))
+        return out
+
+
+class _Document(msgspec.Struct, rename={"io": "I/O Tensors"}):
+    Layers: list[LayerRecord] | None = None
+    Bindings: list[str | int] | None = None
+    io: list[Any] | None = None
+
+
+class _RawDocument(msgspec.Struct):
+    Layers: list[msgspec.Raw] | None = None
+
+
+_DOCUMENT = msgspec.json.Decoder(_Document | list[LayerRecord])
+_RAW_DOCUMENT = msgspec.json.Decoder(_RawDocument | list[msgspec.Raw])
+_RAW_LAYER = msgspec.json.Decoder()
+_RECORDS = list[LayerRecord]
+
+
+class RawLayers(Sequence[dict[str, Any]]):
+    """The layers as exported, one dict each, decoded (and normalised) when first asked for."""
+
+    def __init__(self, raws: Sequence[Any], decode: bool):
+        self._raws = raws  # msgspec.Raw slices (decode=True) or dicts already normalised
+        self._decode = decode
+        self._done: dict[int, dict[str, Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self._raws)
+
+    def __getitem__(self, index: int) -> dict[str, Any]:  # type: ignore[override]
+        if not self._decode:
+            layer: dict[str, Any] = self._raws[index]
+            return layer
+        found = self._done.get(index)
+        if found is None:
+            from .layer_info import normalise_layer
+
+            found = self._done[index] = normalise_layer(_RAW_LAYER.decode(self._raws[index]))
+        return found
+
+    def counts(self, index: int) -> int:
+        """How often the layer's raw text names ``"Count"`` (its {Type, Count} attributes)."""
+        raw = self._raws[index]
+        if self._decode:
+            return bytes(raw).count(b'"Count"')
+        return sum(1 for v in raw.values() if type(v) is dict and "Count" in v)
+
+
+def decode_layers(data: bytes
+                  ) -> tuple[list[LayerRecord], RawLayers, list[str], list[Any]] | None:
+    """(records, raw layers, bindings, TensorRT 11 I/O tensors) of a detailed layer file's bytes,
+    decoded typed; None when the file is not one whose values fit (names only, odd values, not
+    UTF-8, several documents): the tolerant path reads those."""
+    if data[:1] not in (b"{", b"["):
+        return None
+    try:
+        doc = _DOCUMENT.decode(data)
+        raw = _RAW_DOCUMENT.decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    io: list[Any] = []
+    if isinstance(doc, list):
+        records, bindings = doc, []
+        raws = raw if isinstance(raw, list) else []
+    else:
+        if doc.Layers is None:
+            return None
+        io = [t for t in doc.io or [] if isinstance(t, dict)]
+        records = doc.Layers
+        bindings = [str(b) for b in doc.Bindings] if doc.Bindings is not None else \
+            [str(t.get("Name", "")) for t in io]
+        raws = raw.Layers if not isinstance(raw, list) and raw.Layers is not None else []
+    if len(raws) != len(records) or not records:
+        return None
+    raw_layers = RawLayers(raws, decode=True)
+    typed = sum(_typed_weights(record) for record in records)
+    if data.count(b'"Count"') > typed:  # some layer has other {Type, Count} attributes: which?
+        for index, record in enumerate(records):
+            if raw_layers.counts(index) > _typed_weights(record):
+                record.extra_weights = True
+    return records, raw_layers, bindings, io
+
+
+def _typed_weights(record: LayerRecord) -> int:
+    return ((record.weights is not None) + (record.bias is not None)
+            + (record.conv_weights is not None) + (record.conv_bias is not None)
+            + (record.scale is not None) + (record.shift is not None)
+            + (record.power is not None))
+
+
+def records_from_dicts(layers: list[dict[str, Any]]) -> list[LayerRecord]:
+    """Records of normalised layer dicts (the tolerant path, logs, dumps)."""
+    records = msgspec.convert(layers, _RECORDS, strict=False)
+    for index, (record, layer) in enumerate(zip(records, layers)):
+        if sum(1 for v in layer.values() if type(v) is dict and "Count" in v) > \
+                len(record.weight_dicts()):
+            records[index].extra_weights = True
+    return records
+
+
+def set_formats(records: list[LayerRecord]) -> list[str]:
+    """Parse every tensor's format into its value (once per distinct text) and check dimensions;
+    returns the names of layers with a dimension that is not a size (made -1: dynamic)."""
+    memo: dict[str | None, TensorFormat] = {}
+    odd: list[str] = []
+    get = memo.get
+    for record in records:
+        for tensors in (record.inputs, record.outputs):
+            for tensor in tensors:
+                key = tensor.text
+                if key is None:
+                    key = tensor.format_key()
+                fmt = get(key)
+                if fmt is None:
+                    fmt = memo[key] = parse_format(key)
+                tensor.fmt = fmt
+                dims = tensor.dims
+                if not dims and tensor.lower_dims:
+                    dims = tensor.dims = tensor.lower_dims
+                if dims and (min(dims) < -1 or max(dims) > MAX_DIMENSION):
+                    tensor.dims = [d if -1 <= d <= MAX_DIMENSION else -1 for d in dims]
+                    odd.append(record.name)
+    return odd
+
+
+def finite_count(value: Any) -> int | None:
+    """A weights ``Count`` as an int (None for a corrupt value)."""
+    try:
+        count = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return count if not isinstance(value, float) or math.isfinite(value) else None
