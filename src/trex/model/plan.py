@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import InputError, TrexWarning, cap_line
+from ..errors import ProfileNotFound, TrexWarning, cap_line
 from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
 from ..perf import gc_paused
@@ -87,31 +87,35 @@ class EnginePlan(LayerGraph):
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], profile_id: int | None = None,
-                  profile_run: int | None = None, name: str | None = None) -> EnginePlan:
-        """Load an engine from a prefix, a folder or any one of its files."""
+                  profile_run: int | None = None, name: str | None = None, *,
+                  profiling_file: str | os.PathLike[str] | None = None) -> EnginePlan:
+        """Load an engine from a prefix, a folder or any one of its files; ``profiling_file``
+        replaces only the per-layer profile found there (``-pj``): every other file still counts."""
         from ..formats.discovery import find_engine_files
 
         cache = InputCache()
         if loader.is_archive(path, cache):
-            return cls(path, name=name, profile_id=profile_id, profile_run=profile_run,
-                       cache=cache)
+            return cls(path, profiling_file, name=name, profile_id=profile_id,
+                       profile_run=profile_run, cache=cache)
         found = loader.PlanInputs.from_files(find_engine_files(path, cache))
         assert found.graph is not None  # discovery raises when there is neither graph nor profile
-        return cls(found.graph, found.profile, found.profile_metadata, found.build_metadata,
+        return cls(found.graph, profiling_file or found.profile, found.profile_metadata,
+                   found.build_metadata,
                    name=name or found.name, profile_id=profile_id, timing_file=found.timings,
                    device_metadata_file=found.device_metadata, profile_run=profile_run,
                    cache=cache)
 
     @classmethod
-    def each_profile(cls, path: str | os.PathLike[str], profile_run: int | None = None
-                     ) -> list[EnginePlan]:
+    def each_profile(cls, path: str | os.PathLike[str], profile_run: int | None = None, *,
+                     profiling_file: str | os.PathLike[str] | None = None) -> list[EnginePlan]:
         """One plan per optimisation profile of the engine at ``path`` (e.g. prefill and decode),
         named ``<engine> [profile N]``, to compare like engines; a single-profile engine gives one."""
-        first = cls.from_path(path, profile_run=profile_run)
+        first = cls.from_path(path, profile_run=profile_run, profiling_file=profiling_file)
         if len(first.profiles) < 2:
             return [first]
         return [cls.from_path(path, profile_id=p, profile_run=profile_run,
-                              name=f"{first.name} [profile {p}]") for p in first.profiles]
+                              name=f"{first.name} [profile {p}]", profiling_file=profiling_file)
+                for p in first.profiles]
 
     # ----------------------------------------------------------------- loading
     def _load(self, inputs: loader.PlanInputs, profile_id: int | None, profile_run: int | None,
@@ -157,8 +161,7 @@ class EnginePlan(LayerGraph):
                       logged_io: Callable[[], list[str]]) -> None:
         raw_layers, self.profiles = select_profile(info.layers, profile_id)
         if not raw_layers:
-            raise InputError(self.graph_file, f"no layers for profile {profile_id} (profiles "
-                                              f"present: {', '.join(map(str, self.profiles))})")
+            raise ProfileNotFound(self.graph_file, profile_id, self.profiles)
         _disambiguate_names(raw_layers)
         self._raw_layers = raw_layers  # for profile rows of layers the plan folds away
         bindings = _bindings_for_profile(info.bindings, self.profile_id)
