@@ -63,13 +63,15 @@ class EngineArgs:
     no positional (``routes``, whose engines a sweep names). ``profiling_json``, ``profiles``,
     ``names`` and ``loose`` add those options; ``labels`` says how engines are named without
     ``--names`` (``"name"``: the engine's name, with its folder where names repeat; ``"path"``:
-    the paths' last parts). ``min_engines``/``too_few``: the least a command compares.
+    the paths' last parts). ``min_engines``/``too_few``: the least a command compares;
+    ``description`` heads the group's section of ``--help``.
     """
 
     def __init__(self, *, many: bool = True, paths: bool = True, profiling_json: bool = True,
                  profiles: bool = False, names: bool = False, loose: bool = False,
                  labels: Labels = "name", runs_of: str = "a profile file",
-                 metavar: str = "PATH", min_engines: int = 1, too_few: str = ""):
+                 metavar: str = "PATH", min_engines: int = 1, too_few: str = "",
+                 description: str = DESCRIPTION):
         self.many = many
         self.paths = paths
         self.profiling_json = profiling_json
@@ -81,13 +83,14 @@ class EngineArgs:
         self.metavar = metavar
         self.min_engines = min_engines
         self.too_few = too_few or f"needs at least {min_engines} engines"
+        self.description = description
 
     # ---------------------------------------------------------------------------- the options
     def add_to(self, parser: argparse.ArgumentParser, path_help: str | None = None
                ) -> argparse._ArgumentGroup:
         """Declare the options on ``parser``, in one section of its help titled ``engines``;
         ``parser``'s defaults remember the group (``engine_args``) for tests and tools."""
-        group = parser.add_argument_group(TITLE, DESCRIPTION)
+        group = parser.add_argument_group(TITLE, self.description)
         what = "an engine prefix, a folder or any one of the engine's files"
         if self.paths and self.many:
             group.add_argument("paths", nargs="+", metavar=self.metavar, help=path_help or (

@@ -38,7 +38,9 @@ exit status: 0 shown, 2 bad input
 
 # The iterations' engines are named by the sweep, not by paths: the profile, run and alignment
 # options of the group apply to them.
-ENGINES = EngineArgs(paths=False, profiling_json=False, loose=True, runs_of="a profile file")
+ENGINES = EngineArgs(paths=False, profiling_json=False, loose=True,
+                     description="How the iterations' engines (--engines) are read and aligned "
+                                 "(the same options as in every command that reads engines).")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
