@@ -53,14 +53,23 @@ TS_TYPES: dict[str, tuple[str, str]] = {
     "floats": ("(number | null)[]", "(number | null)[]"),
     "ints": ("number[]", "number[]"),
 }
+# The kinds as (Python alias, its name here, its TypeScript name).
+_KINDS: tuple[tuple[Any, str, str], ...] = (
+    (Encoding, "Encoding", "ColumnEncoding"), (TextKind, "TextKind", "TextKind"),
+    (SortKind, "SortKind", "SortKind"), (TitleKind, "TitleKind", "TitleKind"))
+_TS_NAMES: dict[Any, str] = {alias: ts for alias, _, ts in _KINDS}
+_TS_SCALARS: dict[Any, str] = {str: "string", int: "number", bool: "boolean", type(None): "null"}
+
+
+def _listed(values: Any) -> list[Any]:
+    """A Series or sequence as a list (string encoders iterate a list faster)."""
+    return values.tolist() if isinstance(values, pd.Series) else list(values)
+
+
 _ENCODERS: dict[str, Callable[[Any], Any]] = {
     "text": lambda values: strings(_listed(values)), "coded": coded,
     "coded_lists": lambda values: coded_lists(_listed(values)), "floats": floats, "ints": ints,
 }
-def _listed(values: Any) -> list[Any]:
-    return values.tolist() if isinstance(values, pd.Series) else list(values)
-
-
 _KEY = re.compile(r"[a-z][a-z0-9_]*")
 JS_TYPES_FILE = Path(__file__).parent / "assets" / "js" / "layer-columns.d.ts"
 
@@ -172,6 +181,7 @@ def check(columns: Sequence[Column]) -> None:
 # ------------------------------------------------------------------ what follows from them
 def encode(plan: EnginePlan, columns: Sequence[Column]) -> dict[str, Any]:
     """The payload's ``layers`` block: each data column's fact, encoded, in declaration order."""
+    check(columns)
     tables: dict[Any, pd.DataFrame] = {}
     return {c.key: _ENCODERS[c.encoding](c.fact.read(plan, tables))
             for c in columns if c.fact is not None}
@@ -202,10 +212,9 @@ def typescript(columns: Sequence[Column]) -> str:
             "interface LayerColumns {"]
     out += [f"  {c.key}: {TS_TYPES[c.encoding][1]};" for c, _ in data]
     out += ["}", ""]
-    for alias, python in ((Encoding, "Encoding"), (TextKind, "TextKind"), (SortKind, "SortKind"),
-                          (TitleKind, "TitleKind")):
+    for alias, python, ts in _KINDS:
         out += [f"/** column_spec.{python} */",
-                f"type {_ALIASES[alias]} = {' | '.join(repr(v) for v in typing.get_args(alias))};"]
+                f"type {ts} = {' | '.join(repr(v) for v in typing.get_args(alias))};"]
     out += ["", "/** A layer table column's presentation (column_spec.Show). */",
             "interface ColumnShow {"]
     hints = typing.get_type_hints(Show)
@@ -216,17 +225,12 @@ def typescript(columns: Sequence[Column]) -> str:
     return "\n".join(out)
 
 
-_ALIASES: dict[Any, str] = {Encoding: "ColumnEncoding", TextKind: "TextKind",
-                            SortKind: "SortKind", TitleKind: "TitleKind"}
-_SCALARS: dict[Any, str] = {str: "string", int: "number", bool: "boolean", type(None): "null"}
-
-
 def _ts(hint: Any) -> str:
     """The TypeScript type of a field's type hint (str, int, bool, None, the kinds and unions)."""
-    if hint in _ALIASES:
-        return _ALIASES[hint]
-    if hint in _SCALARS:
-        return _SCALARS[hint]
+    if hint in _TS_NAMES:
+        return _TS_NAMES[hint]
+    if hint in _TS_SCALARS:
+        return _TS_SCALARS[hint]
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         return " | ".join(_ts(arg) for arg in typing.get_args(hint))
     raise TypeError(f"no TypeScript type for {hint!r}")
