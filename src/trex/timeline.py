@@ -41,17 +41,18 @@ _TRACKS = (
 def load_timeline_source(path: str | os.PathLike, profile_id: int | None = None,
                          run: int | None = None) -> EnginePlan | pd.DataFrame:
     """An EnginePlan for an engine's files, or the timing records of a bare ``--exportTimes`` file."""
-    from .formats import registry as detect
+    from .formats import registry, roles
 
-    if Path(path).is_file() and detect.detect_kind(path) == detect.TIMINGS:
+    timings_role = roles.role("timings")
+    if Path(path).is_file() and roles.of_kind(registry.detect_kind(path)) == timings_role:
         from .formats.discovery import find_engine_files
 
         try:
             find_engine_files(path)
         except InputError:  # a timing file with no layer information beside it
-            from .formats.timings import read_timings
+            from .formats.records import Timings
 
-            timings = read_timings(path)
+            timings = registry.InputCache().read_as(path, Timings)
             index = 0 if run is None else run
             if not -len(timings.runs) <= index < len(timings.runs):
                 raise InputError(path, f"has {len(timings.runs)} runs; run {run} is out of range"
