@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import re
 import shutil
 import zipfile
 
@@ -222,3 +223,14 @@ def test_files_by_role_read_and_write_as_attributes(tmp_path):
     assert inputs.paths == {"graph": "g"} and inputs.profile is None and inputs.name == "n"
     with pytest.raises(ValueError, match="no such role: build_log"):
         loader.PlanInputs({"build_log": "b"})  # a log stands in for build metadata instead
+
+
+def test_the_readers_page_lists_every_role_once():
+    """docs/readers.md's role table follows the table: a row added here must be described there."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "readers.md").read_text()
+    section = page.split("## What a file is to an engine: the role table", 1)[1].split("\n## ", 1)[0]
+    first_cells = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    listed = [name for cell in first_cells for name in re.findall(r"`(\w+)`", cell)]
+    assert sorted(listed) == sorted(r.name for r in roles.ROLES)
