@@ -13,13 +13,14 @@ import math
 import os
 import warnings as _warnings
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..errors import ProfileNotFound, TrexWarning, cap_line
+from ..formats import roles
 from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
 from ..perf import gc_paused
@@ -33,6 +34,10 @@ from .measurement import Measured, WarmUp, iteration_records, measured_figures, 
 from .profiles import profile_of_name, select_profile, strip_profile
 from .tensors import IOTensor, io_tensors
 
+# The roles the model builds its facts from; the reader's record of any other plan role (a format
+# added as one reader and one row of trex.formats.roles) is kept as read, in plan.records.
+_MODELLED_ROLES = frozenset({"graph", "profile", "timings", "profile_metadata", "build_metadata",
+                            "device_metadata"})
 DETAILED_HINT = (
     "layer information has names only: types, tensors, precisions, sizes, the graph, linters and "
     "the compute model need an engine built with --profilingVerbosity=detailed"
@@ -43,8 +48,9 @@ class EnginePlan(LayerGraph):
     """An engine's layers, profile, timings and metadata, with TREx's ``df`` and summaries.
 
     ``EnginePlan(graph_file, profiling_file, profiling_metadata_file, build_metadata_file, name,
-    profile_id)`` takes the same arguments as TREx's; :meth:`from_path` finds the files itself.
-    Any input may be JSON or a trtexec log; content decides, not the file extension.
+    profile_id)`` takes the same arguments as TREx's; ``files`` gives the file of any plan role by
+    its name (:mod:`trex.formats.roles`); :meth:`from_path` finds the files itself. Any input may
+    be JSON or a trtexec log; content decides, not the file extension.
     """
 
     def __init__(
@@ -60,10 +66,15 @@ class EnginePlan(LayerGraph):
         device_metadata_file: str | os.PathLike[str] | None = None,
         profile_run: int | None = None,
         cache: InputCache | None = None,
+        files: Mapping[str, str | os.PathLike[str] | None] | None = None,
     ):
         cache = cache or InputCache()
-        inputs = loader.PlanInputs(graph_file, profiling_file, profiling_metadata_file,
-                                   build_metadata_file, timing_file, device_metadata_file, name)
+        arguments = {roles.GRAPH: graph_file, "profile": profiling_file,  # TREx's, by role
+                     "profile_metadata": profiling_metadata_file,
+                     "build_metadata": build_metadata_file, "timings": timing_file,
+                     "device_metadata": device_metadata_file}
+        given = {**(files or {}), **{r: p for r, p in arguments.items() if p is not None}}
+        inputs = loader.PlanInputs({r: p for r, p in given.items() if p is not None}, name)
         self.archive = None
         try:
             with gc_paused():  # a big log is parsed here too (by with_log_roles)
@@ -72,11 +83,8 @@ class EnginePlan(LayerGraph):
 
                     self.archive = open_archive(graph_file)
                     found = loader.PlanInputs.from_files(self.archive.files)
-                    inputs = loader.PlanInputs(
-                        found.graph, profiling_file or found.profile,
-                        profiling_metadata_file or found.profile_metadata,
-                        build_metadata_file or found.build_metadata, timing_file or found.timings,
-                        device_metadata_file or found.device_metadata, name or found.name)
+                    inputs.paths.pop(roles.GRAPH)  # the archive: the files given too come first
+                    inputs = loader.PlanInputs({**found.paths, **inputs.paths}, name or found.name)
                 else:
                     inputs = loader.with_log_roles(inputs, cache)  # a log gives what else it holds
                 self._load(inputs, profile_id, profile_run, cache)
@@ -99,11 +107,8 @@ class EnginePlan(LayerGraph):
                        profile_run=profile_run, cache=cache)
         found = loader.PlanInputs.from_files(find_engine_files(path, cache))
         assert found.graph is not None  # discovery raises when there is neither graph nor profile
-        return cls(found.graph, profiling_file or found.profile, found.profile_metadata,
-                   found.build_metadata,
-                   name=name or found.name, profile_id=profile_id, timing_file=found.timings,
-                   device_metadata_file=found.device_metadata, profile_run=profile_run,
-                   cache=cache)
+        return cls(found.graph, profiling_file, name=name or found.name, profile_id=profile_id,
+                   profile_run=profile_run, cache=cache, files=found.paths)
 
     @classmethod
     def each_profile(cls, path: str | os.PathLike[str], profile_run: int | None = None, *,
@@ -125,8 +130,7 @@ class EnginePlan(LayerGraph):
         self.name = inputs.name or Path(inputs.graph).name
         self.graph_file = os.fspath(inputs.graph)
         self.profile_id = profile_id or 0
-        self.sources: dict[str, str] = {role: os.fspath(path) for role, path in vars(inputs).items()
-                                        if role != "name" and path}
+        self.sources: dict[str, str] = {role: os.fspath(path) for role, path in inputs.items()}
         info = loader.layer_info(inputs.graph, cache)
         self.detailed = info.detailed
         self.weights_known = info.detailed and info.has_weights
@@ -156,6 +160,9 @@ class EnginePlan(LayerGraph):
         self._validate({t.name: tuple(t.shape) for t in io_tensors(info.io_tensors, [], [])})
         if not self.detailed:
             self._warn(DETAILED_HINT)
+        self.records: dict[str, Any] = {  # the roles no fact above is built from, as read
+            role: loader.role_record(role, path, cache) for role, path in inputs.items()
+            if role not in _MODELLED_ROLES}
 
     def _build_layers(self, info: LayerInfo, profile_id: int | None,
                       logged_io: Callable[[], list[str]]) -> None:
