@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # A pandas requirement for the main venv, e.g. PANDAS="pandas>=2,<3" (CI's matrix); default: newest.
 PANDAS ?=
 
-.PHONY: setup demo test test-pandas2 package-check notebooks lint typecheck-js docs pictures bench clean
+.PHONY: setup demo test test-pandas2 package-check notebooks lint typecheck-js js-types docs pictures bench clean
 
 # Two installs into the same venv, each remembered by a stamp file: the demo needs only trex and
 # the runtime extras its commands use (DEMO_EXTRAS: plotly for the report's charts, orjson); the
@@ -76,6 +76,11 @@ node_modules/.bin/tsc: package.json package-lock.json
 typecheck-js: node_modules/.bin/tsc
 	node_modules/.bin/tsc -p tsconfig.json --noEmit --allowJs --checkJs
 	@echo "typecheck-js: the report page's script passes tsc"
+
+# The page's declarations of its layer columns (assets/js/layer-columns.d.ts), generated from
+# trex/html_report/layer_columns.py: run after changing a column (a test says when they are stale).
+js-types: setup  ## assets/js/layer-columns.d.ts from the report's layer-column declarations
+	$(BIN)/python scripts/make_js_types.py
 
 # The documentation site (mkdocs-material, mkdocstrings) into site/, warnings as errors; the CLI
 # reference is generated from trex's argparse parsers while it builds (docs/hooks/cli_reference.py).

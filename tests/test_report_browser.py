@@ -539,6 +539,50 @@ def test_layer_table_columns_fit_their_content(mobilenet, mobilenet_plan, tmp_pa
     assert mobilenet.errors == []
 
 
+def _kib(n: int) -> str:
+    """The page's fmtBytes for values under 1 MiB."""
+    return f"{n} B" if n < 1024 else f"{n / 1024:.{2 if n < 10 * 1024 else 1}f} KiB"
+
+
+def test_a_declared_column_is_in_the_table(browser, engines, mobilenet_plan, tmp_path, monkeypatch):
+    """A column declared in Python alone (trex/html_report/layer_columns.py, no JavaScript) is in
+    the layer table: its header, its cells in the declared text kind with their hover text, its
+    sort (largest first), and the kept columns stay in view."""
+    from trex.html_report import layer_columns as declared
+    from trex.html_report.column_spec import Column, Show, df_column
+
+    bias = Column("bias", "bias bytes", df_column("bias_size"), "ints",
+                  show=Show("Bias", "82px", fit=120, num=True, text="bytes", title="text"))
+    monkeypatch.setattr(declared, "LAYER_COLUMNS", (*declared.LAYER_COLUMNS, bias))
+    out = tmp_path / "bias.html"
+    write_report(engines / MOBILENET, out)
+    report = Report(browser, out, "#tab=layers")
+    try:
+        report.count("layer-count", 72)
+        heads = report.js("""() => [...document.querySelectorAll('#layer-table .vt-head button')]
+            .map(b => [b.getAttribute('data-col'), b.textContent])""")
+        assert heads[-2:] == [["onnx", "ONNX nodes"], ["bias", "Bias"]]
+        report.page.click("#layer-table .vt-head button[data-col='bias']")
+        report.wait("() => document.querySelector(\"#layer-table .vt-head button[data-col='bias']\")"
+                    ".getAttribute('aria-sort') === 'descending'")
+        cells = report.js("""() => [...document.querySelectorAll('#layer-table .vt-row')]
+            .sort((a, b) => a.offsetTop - b.offsetTop).slice(0, 3).map(r => {
+              const c = r.querySelector('[data-col=bias]');
+              return [Number(r.getAttribute('data-item')), c.textContent, c.title,
+                      c.classList.contains('num')]; })""")
+        biases = mobilenet_plan.df["bias_size"].astype("int64").tolist()
+        order = sorted(range(len(biases)), key=lambda i: (-biases[i], i))[:3]
+        assert cells == [[i, _kib(biases[i]), _kib(biases[i]), True] for i in order]
+        assert biases[order[0]] > 0
+        widths = report.js(COLUMN_WIDTHS)
+        kept = sum(widths[k] for k in ("idx", "type", "precision", "math", "avg", "pct"))
+        visible = report.js("() => document.getElementById('layer-table').clientWidth")
+        assert widths["name"] == pytest.approx(visible - kept, abs=2)
+        assert report.errors == []
+    finally:
+        report.close()
+
+
 def test_lint_evidence_is_readable_text(mobilenet, tmp_path):
     page = mobilenet.page
     mobilenet.tab("lint")

@@ -289,6 +289,20 @@ def test_comparison_errors_name_what_is_missing(cache, engines, tmp_path, capsys
     assert "holds no iteration exports" in capsys.readouterr().err
 
 
+def test_iterations_load_through_the_engine_group(cache, engines, tmp_path, capsys):
+    """The iterations' engines take the loading group's --profile-id, --run and --loose."""
+    folder = _iteration_exports(engines, tmp_path / "exports")
+    assert main(["routes", str(cache), "-e", str(folder), "--profile-id", "1"]) == 2
+    assert capsys.readouterr().err == (f"trex routes: error: {folder / 'resnet.engine.iter0'}: "
+                                       "--profile-id 1: this engine has profile 0 only\n")
+    assert main(["routes", str(cache), "-e", str(folder), "--run", "1"]) == 2
+    assert "iter0.profile.json: has 1 runs; profile_run=1 is out of range" in capsys.readouterr().err
+    assert main(["routes", str(cache), "-e", str(folder), "--loose", "--run", "0", "-f",
+                 "json"]) == 0
+    loose = json.loads(capsys.readouterr().out)["comparison"]
+    assert [e["iter"] for e in loose["engines"]] == [0, 3]
+
+
 def test_sweep_with_the_stand_in_trtexec_11_then_compared(fake, monkeypatch, tmp_path):  # noqa: F811
     """trtexec 11.1 sweeps routes (interrupted, then resumed), trex profiles two iterations."""
     monkeypatch.setenv("TREX_FAKE_TRTEXEC_SCENARIO", "11.1")

@@ -21,6 +21,18 @@ class InputError(TrexError, ValueError):
         super().__init__(f"{self.path}: {problem}" if self.path else problem)
 
 
+class ProfileNotFound(InputError):
+    """An optimisation profile the engine does not have was asked for (``profile_id``);
+    ``profiles`` are the ones it has, for a message that offers them."""
+
+    def __init__(self, path: str | os.PathLike | None, profile_id: int | None,
+                 profiles: list[int]):
+        self.profile_id = profile_id
+        self.profiles = list(profiles)
+        super().__init__(path, f"no layers for profile {profile_id} (profiles present: "
+                               f"{', '.join(map(str, self.profiles))})")
+
+
 class OutputError(TrexError):
     """An output cannot be written where it was asked: a folder, a missing folder, a read-only or
     full file system, a file trex would replace without ``--force``. Names the path."""

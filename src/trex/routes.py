@@ -20,7 +20,7 @@ import os
 import re
 import shlex
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -373,11 +373,14 @@ def find_iteration_exports(folder: str | os.PathLike,
 
 
 def route_plans(analysis: RouteAnalysis, folder: str | os.PathLike,
-                iterations: Sequence[int] | None = None
+                iterations: Sequence[int] | None = None,
+                load: Callable[[Path], EnginePlan] | None = None
                 ) -> tuple[list[EnginePlan], list[str], list[Path]]:
-    """Plans, labels and prefixes of the iterations to compare (default: default, then best)."""
+    """Plans, labels and prefixes of the iterations to compare (default: default, then best);
+    ``load`` reads one iteration's exports (default :meth:`EnginePlan.from_path`)."""
     from .model.plan import EnginePlan
 
+    load = load or EnginePlan.from_path
     exports = find_iteration_exports(folder, analysis)
     if iterations is None:
         chosen = [r for r in (analysis.default, analysis.best) if r is not None]
@@ -398,5 +401,5 @@ def route_plans(analysis: RouteAnalysis, folder: str | os.PathLike,
         route = analysis.route(i)
         role = _role(analysis, route) if route is not None else ""
         labels.append(f"{role} (iter {i})" if role else f"iter {i}")
-    plans = [EnginePlan.from_path(exports[i]) for i in picked]
+    plans = [load(exports[i]) for i in picked]
     return plans, labels, [exports[i] for i in picked]

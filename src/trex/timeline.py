@@ -24,8 +24,8 @@ from .model.measurement import DEFAULT_WARMUP_MS, warmup_iterations
 from .model.plan import EnginePlan
 from .safety import atomic_write
 
-__all__ = ["chrome_trace", "layer_schedule", "load_timeline_source", "write_chrome_trace",
-           "write_trace"]
+__all__ = ["bare_timings", "chrome_trace", "layer_schedule", "load_timeline_source",
+           "write_chrome_trace", "write_trace"]
 
 ITERATIONS_PID = 1
 LAYERS_PID = 2
@@ -38,25 +38,36 @@ _TRACKS = (
 )
 
 
+def bare_timings(path: str | os.PathLike, run: int | None = None) -> pd.DataFrame | None:
+    """The timing records of run ``run`` of a bare ``--exportTimes`` file (one with no layer
+    information beside it), or None when ``path`` is an engine's."""
+    from .formats import registry, roles
+
+    if not (Path(path).is_file()
+            and roles.of_kind(registry.detect_kind(path)) == roles.role("timings")):
+        return None
+    from .formats.discovery import find_engine_files
+
+    try:
+        find_engine_files(path)
+        return None
+    except InputError:  # a timing file with no layer information beside it
+        from .formats.records import Timings
+
+        timings = registry.InputCache().read_as(path, Timings)
+        index = 0 if run is None else run
+        if not -len(timings.runs) <= index < len(timings.runs):
+            raise InputError(path, f"has {len(timings.runs)} runs; run {run} is out of range"
+                             ) from None
+        return pd.DataFrame.from_records(timings.runs[index])
+
+
 def load_timeline_source(path: str | os.PathLike, profile_id: int | None = None,
                          run: int | None = None) -> EnginePlan | pd.DataFrame:
     """An EnginePlan for an engine's files, or the timing records of a bare ``--exportTimes`` file."""
-    from .formats import registry as detect
-
-    if Path(path).is_file() and detect.detect_kind(path) == detect.TIMINGS:
-        from .formats.discovery import find_engine_files
-
-        try:
-            find_engine_files(path)
-        except InputError:  # a timing file with no layer information beside it
-            from .formats.timings import read_timings
-
-            timings = read_timings(path)
-            index = 0 if run is None else run
-            if not -len(timings.runs) <= index < len(timings.runs):
-                raise InputError(path, f"has {len(timings.runs)} runs; run {run} is out of range"
-                                 ) from None
-            return pd.DataFrame.from_records(timings.runs[index])
+    timings = bare_timings(path, run)
+    if timings is not None:
+        return timings
     return EnginePlan.from_path(path, profile_id=profile_id, profile_run=run)
 
 

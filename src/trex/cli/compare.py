@@ -14,14 +14,7 @@ from ..errors import InputError
 from ..model.plan import EnginePlan
 from ..safety import markdown_text, terminal_text
 from . import markdown, numbers
-from .options import (
-    add_profile_options,
-    add_profiles_option,
-    engine_labels,
-    expand_engine_folders,
-    load_plans,
-    print_notes,
-)
+from .engine_args import EngineArgs
 from .output import (
     FORMATS,
     add_format_options,
@@ -46,6 +39,12 @@ exit status: 0 compared (gate passed), 1 gate failed, 2 bad input
 """
 
 
+ENGINES = EngineArgs(many=True, profiles=True, names=True, loose=True, labels="path",
+                     metavar="ENGINE", min_engines=2,
+                     too_few="compare needs at least two engines (or --profiles on an engine "
+                             "with several optimisation profiles)")
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``trex compare``."""
     parser = subparsers.add_parser(
@@ -55,22 +54,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "engine prefix, a folder or any of its files (a folder of engine folders "
                     "stands for each of them, in name order); the first is the baseline.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("paths", nargs="+", metavar="ENGINE")
-    parser.add_argument("--names", default=None,
-                        help="comma-separated display names (default: from the paths)")
+    ENGINES.add_to(parser, "an engine prefix, a folder or any one of the engine's files; a "
+                           "folder of engine folders stands for each engine in it, in name "
+                           "order; the first engine is the baseline")
     parser.add_argument("--top", "-n", type=numbers.COUNT, default=10,
                         help="aligned layers and ONNX nodes to list (0: all; default 10)")
-    parser.add_argument("--loose", action="store_true",
-                        help="match signatures on the first input and output only "
-                             "(TREx's exact_matching=False)")
     parser.add_argument("--fail-if-slower", type=numbers.PERCENT, default=None,
                         metavar="PCT",
                         help="exit 1 if the last engine is more than PCT %% slower than the first "
                              "(a finite number >= 0)")
     parser.add_argument("--metric", choices=list(views.METRICS), default="total",
                         help="what --fail-if-slower compares (default: total)")
-    add_profile_options(parser)
-    add_profiles_option(parser)
     add_format_options(parser, (*FORMATS, "markdown"))
     parser.set_defaults(run=run)
 
@@ -170,26 +164,17 @@ def _markdown(report: dict[str, Any], names: list[str], paths: list[str],
     return "\n".join(parts)
 
 
-_TOO_FEW = ("compare needs at least two engines (or --profiles on an engine with several "
-            "optimisation profiles)")
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the comparison; 1 if the regression gate fails."""
-    given, notes = expand_engine_folders(args.paths)
+    _, notes = ENGINES.expand(args)
     if notes and args.fail_if_slower is not None:
         raise InputError(None, f"{notes[0].split(' is a folder', 1)[0]} is a folder of engine "
                                "folders: the gate needs the baseline and the candidate in order, "
                                "so name them (trex compare BASE NEW --fail-if-slower PCT)")
-    print_notes(notes)
-    if len(given) < 2 and not args.each_profile:  # refused before a big plan loads
-        raise InputError(None, _TOO_FEW)
     with progress("trex compare") as shown:
-        plans, paths = load_plans(given, args, lambda path: shown.step(f"loading {path}"))
-        if len(plans) < 2:
-            raise InputError(None, _TOO_FEW)
+        engines = ENGINES.load(args, lambda path: shown.step(f"loading {path}"))
+        plans, paths, labels = engines.plans, engines.paths, engines.labels
         shown.layers(sum(len(plan.df) for plan in plans))
-        labels = engine_labels(paths, plans, args.names)
         mismatches = views.engine_mismatches(plans, labels)
         if mismatches:  # first: the figures below compare unlike engines
             shown.clear()

@@ -10,9 +10,12 @@ from ..errors import TrexError
 from ..model.plan import EnginePlan
 from ..safety import terminal_text
 from . import numbers
-from .options import add_output_options, add_profile_options, output_path
+from .engine_args import EngineArgs
+from .options import add_output_options, output_path
 from .output import warn
 from .progress import Progress, progress
+
+ENGINES = EngineArgs(many=False)
 
 
 def parse_beam(value: str) -> tuple[str, int]:
@@ -35,9 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "edges, long edges) and uses `dot` where it is fast, within a time budget, and "
                     "trex's own layout elsewhere (SVG, no Graphviz needed). A tensor that "
                     "feeds many layers (an attention mask) is drawn as a bus.")
-    parser.add_argument("path", metavar="PATH")
-    parser.add_argument("--profiling_json", "-pj", default=None,
-                        help="profile JSON to use (default: found next to the layer file)")
+    ENGINES.add_to(parser)
     parser.add_argument("--output_format", "-of", default="svg",
                         choices=["svg", "png", "dot", "onnx"], help="output format (default svg)")
     add_output_options(parser, "output file", "<folder>.<engine>.<format>")
@@ -71,7 +72,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         choices=["auto", "dot", "own", "layered"],
                         help="auto (default): Graphviz dot where it is fast, else trex's own "
                              "layout; dot or own (alias layered) force one")
-    add_profile_options(parser)
     parser.add_argument("--timeout", type=numbers.TIMEOUT,
                         default=None, metavar="SECONDS",
                         help="seconds to allow Graphviz (default: 20 with --layout auto, then "
@@ -79,19 +79,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def load(args: argparse.Namespace) -> EnginePlan:
-    plan = EnginePlan.from_path(args.path, profile_id=args.profile_id,
-                                profile_run=args.profile_run)
-    if args.profiling_json:
-        plan = EnginePlan(plan.graph_file, args.profiling_json, name=plan.name,
-                          profile_id=args.profile_id, profile_run=args.profile_run)
-    return plan
-
-
 def run(args: argparse.Namespace) -> int:
     with progress("trex draw") as shown:
-        shown.step(f"loading {args.path}")
-        plan = load(args)
+        (plan,) = ENGINES.load(args, lambda path: shown.step(f"loading {path}")).plans
         shown.layers(len(plan.df))
         shown.clear()
         return _draw(args, plan, shown)

@@ -9,10 +9,9 @@ import pandas as pd
 from ..display import bytes_text, is_bytes_key
 from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
 from ..lint.base import findings_frame
-from ..model.plan import EnginePlan
 from ..safety import terminal_text
-from . import markdown, numbers
-from .options import expand_engine_folders, heading_labels, print_notes
+from . import markdown
+from .engine_args import EngineArgs
 from .output import (
     FORMATS,
     add_format_options,
@@ -24,6 +23,8 @@ from .output import (
     to_json,
 )
 
+ENGINES = EngineArgs(many=True, profiles=True, names=True)
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -32,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "its files; a folder of engine folders stands for each of them. Exit status: "
                     "0, or 1 when --fail-on finds a finding at or above "
                     "that severity, 2 on bad input.")
-    parser.add_argument("paths", nargs="+", metavar="PATH")
+    ENGINES.add_to(parser)
     add_format_options(parser, (*FORMATS, "markdown"))
     parser.add_argument("--fail-on", choices=("warning", "error"), default=None,
                         help="exit 1 if a finding of this severity or worse exists")
@@ -40,8 +41,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="show findings of this severity or worse (default: all)")
     parser.add_argument("--linter", "-l", action="append", choices=list(LINTERS), default=None,
                         metavar="NAME", help=f"run only this linter (repeatable): {', '.join(LINTERS)}")
-    parser.add_argument("--profile-id", type=numbers.PROFILE_ID, default=None,
-                        help="optimisation profile of a multi-profile engine (default 0)")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="table format: add the mitigation and help columns")
     parser.set_defaults(run=run)
@@ -58,14 +57,10 @@ def _evidence(evidence: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    reports, plans = [], []
-    paths, notes = expand_engine_folders(args.paths)
-    print_notes(notes)
-    for path in paths:
-        plans.append(EnginePlan.from_path(path, profile_id=args.profile_id))
-        reports.append(lint_report(plans[-1], args.linter))
+    engines = ENGINES.load(args)
+    reports = [lint_report(plan, args.linter) for plan in engines.plans]
     failed = bool(args.fail_on) and any(report.fails(args.fail_on) for report in reports)
-    labels = heading_labels(plans)
+    labels = engines.labels
     out = stdout_for(args.format)
     if args.format == "json":
         out.write(to_json([{

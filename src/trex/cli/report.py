@@ -10,18 +10,12 @@ from typing import Any
 from ..errors import InputError
 from ..outputs import default_name, output_name, safe_filename
 from ..safety import terminal_text
-from .options import (
-    add_output_options,
-    add_profile_options,
-    add_profiles_option,
-    engine_labels,
-    expand_engine_folders,
-    load_plans,
-    output_path,
-    print_notes,
-)
+from .engine_args import EngineArgs
+from .options import add_output_options, output_path
 from .output import warn
 from .progress import progress
+
+ENGINES = EngineArgs(many=True, profiles=True, names=True, loose=True, labels="path")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -33,19 +27,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "linter findings and, with several engines, their comparison (the first is "
                     "the baseline). Each PATH is an engine prefix, a folder or any of its files; a "
                     "folder of engine folders stands for each of them, in name order.")
-    parser.add_argument("paths", nargs="+", metavar="PATH")
+    ENGINES.add_to(parser)
     add_output_options(parser, "output file", "<folder>.<engine>.report.html, or "
                                               "<label>-vs-<label>....report.html for several "
                                               "engines,")
-    parser.add_argument("--names", default=None,
-                        help="comma-separated display names (default: from the paths)")
     parser.add_argument("--title", default=None, help="the report's title")
     parser.add_argument("--gpu", default=None,
                         help="GPU whose peaks the roofline uses (default: from the device metadata)")
-    parser.add_argument("--loose", action="store_true",
-                        help="align layers on the first input and output shapes only")
-    add_profile_options(parser)
-    add_profiles_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -71,12 +59,10 @@ def _run(args: argparse.Namespace) -> int:
     from ..html_report import write_report
 
     start = time.perf_counter()
-    given, notes = expand_engine_folders(args.paths)
-    print_notes(notes)
     with progress("trex report") as shown:
-        plans, paths = load_plans(given, args, lambda path: shown.step(f"loading {path}"))
+        engines = ENGINES.load(args, lambda path: shown.step(f"loading {path}"))
+        plans, paths, labels = engines.plans, engines.paths, engines.labels
         shown.layers(sum(len(plan.df) for plan in plans))
-        labels = engine_labels(paths, plans, args.names)
         shown.clear()
         for mismatch in engine_mismatches(plans, labels):
             warn("trex report", mismatch)

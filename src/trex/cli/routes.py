@@ -20,6 +20,7 @@ from .. import routes as views
 from ..errors import InputError
 from ..safety import terminal_text
 from . import numbers
+from .engine_args import EngineArgs
 from .output import add_format_options, csv_options, csv_text, stdout_for, text_table, to_json, warn
 
 _EPILOG = """\
@@ -33,6 +34,13 @@ only "ok" routes can be the best; speedup = default route's GPU time / the route
 
 exit status: 0 shown, 2 bad input
 """
+
+
+# The iterations' engines are named by the sweep, not by paths: the profile, run and alignment
+# options of the group apply to them.
+ENGINES = EngineArgs(paths=False, profiling_json=False, loose=True,
+                     description="How the iterations' engines (--engines) are read and aligned "
+                                 "(the same options as in every command that reads engines).")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -60,6 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="judge losses against X instead of the sweep's --accuracyThreshold")
     parser.add_argument("--top", "-n", type=numbers.COUNT, default=10,
                         help="layers listed in the comparison (0: all; default 10)")
+    ENGINES.add_to(parser)
     add_format_options(parser)
     parser.set_defaults(run=run)
 
@@ -137,9 +146,10 @@ def _compare(analysis: views.RouteAnalysis, folder: str, picked: list[int] | Non
              args: argparse.Namespace) -> dict[str, Any]:
     from .. import compare
 
-    plans, labels, prefixes = views.route_plans(analysis, folder, picked)
+    plans, labels, prefixes = views.route_plans(
+        analysis, folder, picked, lambda path: ENGINES.load_path(path, args)[0])
     top = args.top if args.top > 0 else None
-    layers = compare.compare_layers(plans, labels)
+    layers = compare.compare_layers(plans, labels, exact_matching=not args.loose)
     layers = layers.sort_values("delta ms", kind="stable", ignore_index=True)  # savings first
     result: dict[str, Any] = {
         "engines": [{"label": label, "iter": int(Path(p).name.rsplit(".iter", 1)[1]),
@@ -158,6 +168,7 @@ def _compare(analysis: views.RouteAnalysis, folder: str, picked: list[int] | Non
         try:
             done = write_report(plans, args.report, labels=labels,
                                 title=f"Build routes: {' vs '.join(labels)}",
+                                exact_matching=not args.loose,
                                 paths=[str(p) for p in prefixes])
         except ImportError as exc:
             raise InputError(None, str(exc)) from None

@@ -8,7 +8,7 @@ from .. import summary as views
 from ..model.plan import EnginePlan
 from ..safety import terminal_text
 from . import markdown, numbers
-from .options import add_profile_options, expand_engine_folders, heading_labels, print_notes
+from .engine_args import EngineArgs
 from .output import (
     FORMATS,
     add_format_options,
@@ -21,6 +21,8 @@ from .output import (
     warn,
 )
 
+ENGINES = EngineArgs(many=True, profiles=True, names=True)
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -28,10 +30,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Summarize engines. PATH is an engine prefix, a folder, or any of its files "
                     "(layer JSON, profile, metadata, log); a folder of engine folders stands for "
                     "each of them.")
-    parser.add_argument("paths", nargs="+", metavar="PATH")
-    parser.add_argument("--profiling_json", "-pj", default=None,
-                        help="profile JSON to use (default: found next to the layer file)")
-    add_profile_options(parser)
+    ENGINES.add_to(parser)
     parser.add_argument("--sort_key", "-sk", choices=["count", "latency", "id"], default="count",
                         help="how to sort the tactic summary")
     parser.add_argument("--group_tactics", "-gt", action="store_true",
@@ -42,30 +41,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def load(path: str, args: argparse.Namespace) -> EnginePlan:
-    """Load one engine as the user pointed at it."""
-    plan = EnginePlan.from_path(path, profile_id=args.profile_id, profile_run=args.profile_run)
-    if args.profiling_json:
-        plan = EnginePlan(plan.graph_file, args.profiling_json, name=plan.name,
-                          profile_id=args.profile_id, profile_run=args.profile_run)
-    return plan
-
-
 def run(args: argparse.Namespace) -> int:
-    sections = []
-    paths, notes = expand_engine_folders(args.paths)
-    print_notes(notes)
-    for path in paths:
-        plan = load(path, args)
-        sections.append((plan, {
-            "by_type": views.latency_by_type(plan),
-            "by_precision": views.latency_by_precision(plan),
-            "by_math_precision": views.latency_by_math_precision(plan),
-            "slowest": views.slowest_layers(plan, args.top),
-            "tactics": views.tactic_summary(plan, args.group_tactics, args.sort_key),
-        }))
+    engines = ENGINES.load(args)
+    sections = [(plan, {
+        "by_type": views.latency_by_type(plan),
+        "by_precision": views.latency_by_precision(plan),
+        "by_math_precision": views.latency_by_math_precision(plan),
+        "slowest": views.slowest_layers(plan, args.top),
+        "tactics": views.tactic_summary(plan, args.group_tactics, args.sort_key),
+    }) for plan in engines.plans]
     out = stdout_for(args.format)
-    labels = heading_labels([plan for plan, _ in sections])
+    labels = engines.labels
     if args.format == "markdown":
         out.write("\n".join(_markdown(label, plan, tables, args.top)
                              for label, (plan, tables) in zip(labels, sections)))

@@ -5,13 +5,19 @@ from __future__ import annotations
 import argparse
 import os
 
+import pandas as pd
+
 from .. import timeline
+from ..errors import InputError
 from ..model.plan import EnginePlan
 from ..outputs import default_name, folder_of, output_name
 from ..safety import terminal_text
 from . import numbers
-from .options import add_output_options, add_profile_options, output_path
+from .engine_args import EngineArgs
+from .options import add_output_options, output_path
 from .output import warn
+
+ENGINES = EngineArgs(many=False, runs_of="a timing/profile file")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +27,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "laid out in execution order, on their CUDA streams, as Trace Event JSON for "
                     "ui.perfetto.dev or chrome://tracing. PATH is an engine prefix, a folder, any "
                     "of its files, or a bare --exportTimes file.")
-    parser.add_argument("path", metavar="PATH")
+    ENGINES.add_to(parser, "an engine prefix, a folder, any one of the engine's files, or a "
+                           "bare --exportTimes file")
     add_output_options(parser, "trace file", "<folder>.<engine>.trace.json")
     parser.add_argument("--max-iterations", type=numbers.COUNT, default=None, metavar="N",
                         help="draw only the first N iterations")
@@ -32,12 +39,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--latency-type", default="avg_time",
                         choices=["avg_time", "median_time", "time"],
                         help="layer latency to draw (default avg_time)")
-    add_profile_options(parser, "a timing/profile file")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    source = timeline.load_timeline_source(args.path, args.profile_id, args.profile_run)
+    source: EnginePlan | pd.DataFrame | None = timeline.bare_timings(args.path, args.profile_run)
+    if source is not None and args.profiling_json:
+        raise InputError(args.path, "is a bare --exportTimes file: --profiling-json needs the "
+                                    "engine's layer information beside it")
+    if source is None:
+        (source,) = ENGINES.load(args).plans
     name = source.name if isinstance(source, EnginePlan) else "timings"
     if isinstance(source, EnginePlan):
         for warning in source.warnings:

@@ -31,6 +31,7 @@ from typing import Any
 from ..errors import InputError
 from ..jsonable import json_value
 from ..safety import atomic_write
+from . import roles
 from .discovery import EngineFiles
 
 __all__ = ["MANIFEST", "OpenArchive", "archive_manifest", "extract_archive", "is_archive",
@@ -83,7 +84,7 @@ def write_archive(files: Iterable[str | os.PathLike[str]] | str | os.PathLike[st
     """Pack an engine's files (a list, a folder, or an engine prefix) into ``output``.
 
     Entries are stored under their base names with a ``trex-archive.json`` manifest naming each
-    file's role; the archive is written to a temporary file and renamed into place.
+    file's role (:func:`_role`); the archive is written to a temporary file and renamed into place.
     """
     from .. import __version__
     from .discovery import engine_prefix
@@ -140,20 +141,24 @@ def _collect(files: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]) -
 
 
 def _role(path: Path) -> str:
+    """What the manifest calls a file: the manifest field of its role (:mod:`.roles`), found by
+    name for a file no reader reads (a drawing, a timing cache), else by content; a log's is the
+    log role its name says (``X.build.log``: a role only logs fill); a file of no role is named
+    by its kind (``log``, ``engine``, ``tuning_cache``, ``unknown``...)."""
     from . import registry
 
-    if path.suffix == ".svg":
-        return "drawing"
-    if path.name.endswith((".cache", ".timing.cache")):
-        return "timing_cache"
+    named = roles.by_name(path.name, tuple(r for r in roles.ROLES if not r.found and r.manifest))
+    if named is not None and named.manifest:
+        return named.manifest
     try:
         kind = registry.detect_kind(path)
     except InputError:
-        return "unknown"
+        return registry.UNKNOWN
+    role = roles.of_kind(kind)
     if kind == registry.LOG:
-        return "build_log" if path.name.endswith(".build.log") else (
-            "profile_log" if path.name.endswith(".profile.log") else "log")
-    return kind
+        role = roles.by_name(path.name, tuple(r for r in roles.ROLES
+                                              if r.from_log is not None and not r.kinds))
+    return role.manifest if role is not None and role.manifest else kind
 
 
 def archive_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -388,9 +393,9 @@ def open_archive(path: str | os.PathLike[str], max_bytes: int | None = None,
     try:
         extract_archive(path, tmp.name, max_bytes=max_bytes, max_ratio=max_ratio)
         directory = Path(tmp.name)
-        roles = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
-        files = _files_from_roles(directory, roles) if roles else None
-        if files is None or files.graph is None and files.profile is None:
+        listed = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+        files = _files_from_roles(directory, listed) if listed else None
+        if files is None or not files.has_layers:
             try:  # by content: archives made by other tools
                 files = find_engine_files(directory)
             except InputError as exc:
@@ -402,7 +407,7 @@ def open_archive(path: str | os.PathLike[str], max_bytes: int | None = None,
     except BaseException:
         tmp.cleanup()
         raise
-    if files.graph is None and files.profile is None:
+    if not files.has_layers:
         tmp.cleanup()
         raise InputError(source, "the archive holds no layer information, profile or build log "
                                  "with an engine layer list")
@@ -410,20 +415,15 @@ def open_archive(path: str | os.PathLike[str], max_bytes: int | None = None,
     return OpenArchive(source, directory, manifest, files, tmp)
 
 
-_ROLE_FIELDS = {
-    "layer_info": "graph", "profile": "profile", "timings": "timings",
-    "profile_metadata": "profile_metadata", "build_metadata": "build_metadata",
-    "device_metadata": "device_metadata", "profile_log": "profile_log", "build_log": "build_log",
-}
-
-
-def _files_from_roles(directory: Path, roles: dict[str, Any]) -> EngineFiles:
+def _files_from_roles(directory: Path, manifest_roles: dict[str, Any]) -> EngineFiles:
+    """The engine's files by the manifest's roles (fields of roles that are not read, such as a
+    drawing, and entries in sub-folders are left out)."""
     files = EngineFiles()
-    for entry, role in roles.items():
-        attr = _ROLE_FIELDS.get(str(role))
-        if attr is None or "/" in str(entry) or "\\" in str(entry):
+    for entry, field_name in manifest_roles.items():
+        role = roles.by_manifest(str(field_name))
+        if role is None or not EngineFiles.holds(role.name) or "/" in str(entry) or "\\" in str(entry):
             continue
         path = directory / str(entry)
-        if path.is_file() and getattr(files, attr) is None:
-            setattr(files, attr, path)
+        if path.is_file() and files.get(role.name) is None:
+            files.paths[role.name] = path
     return files

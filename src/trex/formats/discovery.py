@@ -1,54 +1,49 @@
 """Find an engine's files from a prefix, a folder or any one of its files.
 
-Every candidate is recognised by content through the reader registry; a log takes the roles its
-content supports (layer list, profile table, performance summary, build records). Files are read
-through an :class:`~trex.formats.registry.InputCache`, so the plan loader that follows reads none
-of them again.
+Every candidate is recognised by content through the reader registry and takes the role its
+kind fills (:mod:`.roles`, the one table of file roles); a log takes the roles its content
+supports (layer list, profile table, performance summary, build records). Names matter only to
+group an engine's files by prefix. Files are read through an
+:class:`~trex.formats.registry.InputCache`, so the plan loader that follows reads none of them
+again.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from . import registry
+from . import registry, roles
 from .log import LogRecord
 from .registry import InputCache
-
-# TREx's file names: X.graph.json, X.profile.json, X.timing.json, X.profile.metadata.json, ...
-SUFFIXES = (
-    ".profile.metadata.json", ".build.metadata.json", ".metadata.json", ".graph.json",
-    ".profile.json", ".timing.json", ".build.log", ".profile.log", ".graph.json.svg",
-    ".layers.json", ".times.json", ".log", ".json", ".trace", ".txt",
-)
-_JSON_ROLES = {
-    registry.LAYER_INFO: "graph", registry.PROFILE: "profile", registry.TIMINGS: "timings",
-    registry.PROFILE_METADATA: "profile_metadata", registry.BUILD_METADATA: "build_metadata",
-    registry.DEVICE_METADATA: "device_metadata",
-}
+from .roles import log_roles as log_roles  # its home was here: kept for callers
 
 
 @dataclass
-class EngineFiles:
-    """The input files of one engine (None where absent)."""
+class EngineFiles(roles.RoleFiles[Path]):
+    """The input files of one engine, by role: ``files.graph``, ``files.profile``,
+    ``files.build_log``... (None where absent), every role discovery fills
+    (:func:`trex.formats.roles.found_roles`)."""
 
-    graph: Path | None = None
-    profile: Path | None = None
-    timings: Path | None = None
-    profile_metadata: Path | None = None
-    build_metadata: Path | None = None
-    device_metadata: Path | None = None
-    profile_log: Path | None = None
-    build_log: Path | None = None
+    paths: dict[str, Path] = field(default_factory=dict)
     name: str = ""
+
+    @property
+    def has_layers(self) -> bool:
+        """True when a file gives the engine's layers: the layer information, or a file of its
+        fallback role (a profile's layer names)."""
+        graph = roles.role(roles.GRAPH)
+        return self.get(graph.name) is not None or (
+            graph.fallback is not None and self.get(graph.fallback) is not None)
 
 
 def engine_prefix(path: Path) -> str:
-    """The file name without TREx's known suffixes (``a/x.onnx.engine.graph.json`` -> ``x.onnx.engine``)."""
+    """The file name without a known suffix (``a/x.onnx.engine.graph.json`` -> ``x.onnx.engine``):
+    the roles' suffixes and the generic ones, longest first."""
     name = path.name
-    for suffix in SUFFIXES:
+    for suffix in roles.suffixes():
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[: -len(suffix)]
     return name
@@ -86,13 +81,15 @@ def find_engine_files(path: str | os.PathLike[str], cache: InputCache | None = N
     groups: dict[str, list[Path]] = {}
     for candidate in candidates:
         groups.setdefault(_kind(cache, candidate), []).append(candidate)
-    for kind, attr in _JSON_ROLES.items():
-        setattr(files, attr, _one(groups, kind, path))
+    for role in roles.found_roles():
+        found = _one([f for kind in role.kinds for f in groups.get(kind, [])], path)
+        if found is not None:
+            files.paths[role.name] = found
     _assign_logs(files, groups.get(registry.LOG, []), cache)
     if named is not None:
         _assign_named(files, named, cache)
     if files.graph is None:
-        if files.profile is not None:
+        if files.has_layers:
             return files  # a profile alone still gives a names-only plan
         inside = engine_folders(p, cache) if p.is_dir() else []
         if inside:
@@ -113,9 +110,10 @@ def engine_folders(path: str | os.PathLike[str], cache: InputCache | None = None
         return []
     cache = cache or InputCache()
 
+    kinds = roles.engine_kinds()
+
     def holds_engine(where: Path) -> bool:
-        return any(_kind(cache, f) in (registry.LAYER_INFO, registry.PROFILE, registry.LOG)
-                   for f in sorted(where.iterdir()) if f.is_file())
+        return any(_kind(cache, f) in kinds for f in sorted(where.iterdir()) if f.is_file())
 
     if holds_engine(folder):
         return []
@@ -133,16 +131,17 @@ def _kind(cache: InputCache, path: Path) -> str:
 def _assign_named(files: EngineFiles, named: Path, cache: InputCache) -> None:
     """The file the user named takes every role its content supports."""
     kind = cache.kind(named)
-    if kind in _JSON_ROLES:
-        setattr(files, _JSON_ROLES[kind], named)
+    role = roles.of_kind(kind)
+    if role is not None:
+        files.paths[role.name] = named
         return
     if kind == registry.LOG:
-        record = cache.read(named)
-        for role in log_roles(record):
-            setattr(files, role, named)
-        if not log_roles(record):
+        names = log_roles(cache.read_as(named, LogRecord))
+        if not names:
             raise InputError(named, "a log with no layer list, profile table, performance "
                                     "summary or build records")
+        for name in names:
+            files.paths[name] = named
         return
     if kind == registry.UNKNOWN:
         raise InputError(named, "not a TensorRT export trex recognises (expected --exportLayerInfo "
@@ -151,22 +150,9 @@ def _assign_named(files: EngineFiles, named: Path, cache: InputCache) -> None:
     raise InputError(named, f"is {registry.describe(kind)}, not an engine export trex reads")
 
 
-def log_roles(record: LogRecord) -> list[str]:
-    """The EngineFiles fields a log can fill."""
-    roles = []
-    if record.layer_info is not None:
-        roles.append("graph")
-    if record.profile is not None:
-        roles.append("profile")
-    if record.has_performance_summary or record.profile is not None:
-        roles.append("profile_log")
-    if record.is_build_log:
-        roles.append("build_log")
-    return roles
-
-
-def _one(groups: dict[str, list[Path]], kind: str, origin: str | os.PathLike[str]) -> Path | None:
-    found = groups.get(kind, [])
+def _one(found: list[Path], origin: str | os.PathLike[str]) -> Path | None:
+    """The file of one role among those found for it; files of several engines in a folder
+    (different prefixes) are an error."""
     if len(found) > 1 and Path(origin).is_dir():
         prefixes = {engine_prefix(f) for f in found}
         if len(prefixes) > 1:
@@ -177,18 +163,22 @@ def _one(groups: dict[str, list[Path]], kind: str, origin: str | os.PathLike[str
 
 
 def _assign_logs(files: EngineFiles, logs: list[Path], cache: InputCache) -> None:
-    """Give each trtexec log the roles its content supports (layer list, profile, summary, build)."""
+    """Give each trtexec log the roles its content supports (layer list, profile, summary, build);
+    then a log with options only, or named like a build log, is the build's unless another log
+    is or it times the engine (:func:`~.roles.plain_log_role`)."""
+    plain = roles.plain_log_role()
     unused: list[Path] = []
     for log in logs:
         try:
-            roles = log_roles(cache.read(log))
+            names = log_roles(cache.read_as(log, LogRecord))
         except InputError:
             continue
-        for role in roles:
-            if getattr(files, role) is None:
-                setattr(files, role, log)
-        if not roles or log.name.endswith(".build.log"):
+        for name in names:
+            files.paths.setdefault(name, log)
+        if not names or (plain is not None and plain.suffixes and log.name.endswith(plain.suffixes)):
             unused.append(log)
-    for log in unused:  # a log with options only: the build's, unless another log is
-        if files.build_log is None and log not in (files.profile_log, files.profile):
-            files.build_log = log
+    if plain is None:
+        return
+    for log in unused:
+        if files.get(plain.name) is None and log not in (files.profile_log, files.profile):
+            files.paths[plain.name] = log

@@ -113,7 +113,7 @@ def names_only(names: list[str], bindings: list[str], io_tensors: list[dict[str,
     """LayerInfo of a names-only export (``--profilingVerbosity=layer_names_only``)."""
     layers = [{"Name": clean_name(name), "LayerType": "Unknown", "Inputs": [], "Outputs": []}
               for name in names]
-    records = [LayerRecord(layer["Name"]) for layer in layers]
+    records = [LayerRecord(str(layer["Name"])) for layer in layers]
     return LayerInfo(records, [clean_name(b) for b in bindings], detailed=False,
                      io_tensors=list(io_tensors or []), source=source,
                      raws=RawLayers(layers, decode=False))

@@ -1,8 +1,10 @@
 """The list of readers: which one a file belongs to is decided by its content, never its name.
 
 Each reader owns ``match(head)`` (does the first 64 KiB look like its format?) and ``read(path)``
-(the whole file as a plain record). :func:`detect_kind`, folder discovery, ``.tea`` archives and
-the plan loader all go through this one list, in this order; the first reader that matches wins.
+(the whole file as a plain record of the type it declares). :func:`detect_kind`, folder
+discovery, ``.tea`` archives and the plan loader all go through this one list, in this order; the
+first reader that matches wins. A reader's kind names its format, not what the file is to an
+engine: :mod:`.roles` says which kinds fill which role, so two formats can fill one role.
 :class:`InputCache` makes every file be read at most once while one plan is loaded.
 """
 
@@ -17,6 +19,7 @@ from typing import Any, TypeVar
 
 from ..errors import InputError
 from . import layer_info, log, metadata, profile, timings, tuning_cache
+from .records import LayerInfo, Metadata, Profile, Timings
 from .text import Head, read_head
 
 ARCHIVE = "archive"
@@ -36,12 +39,14 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Reader:
-    """One input format: its kind, what it is, how to recognise it and how to read it."""
+    """One input format: its kind, what it is, how to recognise it, how to read it and the type
+    of record it reads (what the plan loader asks for: ``LayerInfo``, ``Profile``...)."""
 
     kind: str
     description: str
     match: Callable[[Head], bool]
     read: Callable[[str], Any]
+    record: type[Any] = object
 
 
 def _read_archive(path: str) -> Any:
@@ -73,23 +78,22 @@ READERS: tuple[Reader, ...] = (
     Reader(ENGINE, "binary file (a serialized engine)", lambda h: h.binary, _read_engine),
     Reader(TREX_OUTPUT, "a trace trex timeline wrote", _is_trex_output, _read_trex_output),
     Reader(TUNING_CACHE, "trtexec build-route tuning cache (JSON Lines, TensorRT 11.1+)",
-           tuning_cache.match, tuning_cache.read),
+           tuning_cache.match, tuning_cache.read, tuning_cache.TuningCache),
     Reader(PROFILE_METADATA, "profile metadata JSON (performance summary, device)",
-           metadata.match_profile_metadata, metadata.read_metadata),
+           metadata.match_profile_metadata, metadata.read_metadata, Metadata),
     Reader(BUILD_METADATA, "build metadata JSON (model and build options)",
-           metadata.match_build_metadata, metadata.read_metadata),
+           metadata.match_build_metadata, metadata.read_metadata, Metadata),
     Reader(DEVICE_METADATA, "device attributes JSON", metadata.match_device_metadata,
-           metadata.read_metadata),
+           metadata.read_metadata, Metadata),
     Reader(LAYER_INFO, "layer information JSON (--exportLayerInfo, IEngineInspector)",
-           layer_info.match, layer_info.read_layer_info),
+           layer_info.match, layer_info.read_layer_info, LayerInfo),
     Reader(PROFILE, "per-layer profile JSON (--exportProfile, Chrome trace)", profile.match,
-           profile.read_profile),
+           profile.read_profile, Profile),
     Reader(TIMINGS, "per-iteration timings JSON (--exportTimes)", timings.match,
-           timings.read_timings),
+           timings.read_timings, Timings),
     Reader(LOG, "TensorRT text log (trtexec, builder, --dumpLayerInfo, --dumpProfile)", log.match,
-           log.read),
+           log.read, log.LogRecord),
 )
-_BY_KIND = {reader.kind: reader for reader in READERS}
 
 
 def reader_for(head: Head) -> Reader | None:
@@ -109,9 +113,20 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
     return reader.kind if reader else UNKNOWN
 
 
+def reader_of(kind: str) -> Reader | None:
+    """The reader of a kind, or None (``"unknown"``)."""
+    return next((reader for reader in READERS if reader.kind == kind), None)
+
+
+def kinds_reading(record_type: type[Any]) -> tuple[str, ...]:
+    """The kinds whose reader reads a ``record_type`` (every format that gives a ``Profile``...)."""
+    return tuple(r.kind for r in READERS
+                 if r.record is not object and issubclass(r.record, record_type))
+
+
 def describe(kind: str) -> str:
     """What a kind of input is, in words."""
-    reader = _BY_KIND.get(kind)
+    reader = reader_of(kind)
     return reader.description if reader else "a file trex does not recognise"
 
 
@@ -138,7 +153,7 @@ class InputCache:
         key = self._key(path)
         if key not in self._records:
             kind = self.kind(path)
-            reader = _BY_KIND.get(kind)
+            reader = reader_of(kind)
             if reader is None:
                 raise InputError(path, "not a TensorRT export trex recognises (layer information, "
                                        "profile, timings, metadata JSON or a trtexec log)"

@@ -1,12 +1,12 @@
-"""Compact JSON for the report's big columns: each distinct string written once, referenced by index.
+"""The report's column encodings: plain lists, and compact JSON for the big string columns.
 
-A 10,000-layer engine repeats a few types, precisions, tactics, attribute sets, tensor shapes and
+Plain columns are lists (:func:`floats` with NaN as ``None``, :func:`ints`, :func:`strings`). A
+10,000-layer engine repeats a few types, precisions, tactics, attribute sets, tensor shapes and
 linter texts thousands of times. A *coded* column is written ``{"values": [distinct...], "codes":
 [i, ...]}`` (``codes`` of a list column are lists); the page decodes it once
 (``assets/js/20-data.js``). Such columns are :class:`Compact` objects: Python reads them as plain
 sequences (``columns["precision"] == df["precision"].tolist()``) and
-:func:`trex.html_report.page.json_for_script` writes their compact form (``__json__``).
-"""
+:func:`trex.html_report.page.json_for_script` writes their compact form (``__json__``)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,30 @@ def text(value: Any) -> str:
     if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return ""
     return value if isinstance(value, str) else str(value)
+
+
+def floats(values: Any, digits: int | None = None) -> list[float | None]:
+    """A float column as a list, NaN/inf -> None, optionally rounded."""
+    array = np.asarray(values, dtype="float64")
+    if digits is not None:
+        array = np.round(array, digits)
+    finite = np.isfinite(array)
+    out: list[float | None] = array.tolist()
+    if not finite.all():
+        for i in np.flatnonzero(~finite).tolist():
+            out[i] = None
+    return out
+
+
+def ints(values: Any) -> list[int]:
+    """An integer column as a list of Python ints (a missing value is an error, not a 0)."""
+    out: list[int] = np.asarray(values, dtype="int64").tolist()
+    return out
+
+
+def strings(values: Iterable[Any]) -> list[str]:
+    """A column as strings; missing values become ``""``."""
+    return ["" if v is None or (isinstance(v, float) and v != v) else str(v) for v in values]
 
 
 def coded(values: Iterable[Any]) -> Codes:

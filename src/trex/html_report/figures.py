@@ -107,7 +107,7 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
          (lambda: perf["Precision rollup"](title=None)) if profiled else
          lambda: _precision_counts(plan)),
         ("precision_per_type", "Precision per layer type",
-         lambda: report.precision_per_type_sunburst(plan.df)),
+         lambda: report.precision_per_type_sunburst(plan)),
         ("latency_distribution", "Layer latency distribution",
          lambda: perf["Layer latency distribution"](title=None)),
     ]

@@ -1,7 +1,8 @@
 """What a report shows, as plain JSON-ready values, computed by trex's own views (never re-parsed).
 
 Per engine: headline facts (model, device, builder configuration, latency, throughput, sizes,
-warnings), one column per layer attribute the table and charts need, the laid-out graph, linter
+warnings), the layer columns :mod:`~trex.html_report.layer_columns` declares (the declaration
+itself is shipped once, as ``layer_columns``, for the page's table), the laid-out graph, linter
 findings, roofline figures, per-iteration timings, ONNX op latencies and a few report-card figures;
 per layer, the details shown on selection (attributes and tensors) go into a separate list that
 the page parses only when a layer is first opened. With several engines, the comparison views of
@@ -10,7 +11,8 @@ the page parses only when a layer is first opened. With several engines, the com
 Numbers that are NaN or infinite become ``None`` (JSON has no NaN); anything that is not a JSON
 value becomes its ``str``. Columns that repeat a few values are coded and the details and findings
 are de-duplicated (:mod:`~trex.html_report.columns`, :mod:`~trex.html_report.details`): the page's
-JSDoc types (``assets/js/00-types.js``) describe the JSON.
+JSDoc types (``assets/js/00-types.js``, and ``layer-columns.d.ts`` generated from the declaration)
+describe the JSON.
 """
 
 from __future__ import annotations
@@ -27,11 +29,13 @@ from ..compare.align import engine_letter
 from ..jsonable import json_value as clean
 from ..model.facts import engine_facts
 from ..model.plan import EnginePlan
-from .columns import coded, coded_lists
+from . import layer_columns as _layer_columns
+from .column_spec import encode, spec
+from .columns import coded, floats, strings
 from .details import FINDING_COLUMNS, Findings, LayerDetails
 from .figures import report_colors
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: the layer columns' declaration is shipped (``layer_columns``)
 Progress = Callable[[str], None]  # told each step of a long report (``trex report`` shows them)
 
 
@@ -44,24 +48,6 @@ def _prefixed(progress: Progress, label: str, step: str) -> None:
 
 
 # ------------------------------------------------------------------ JSON-ready values
-def floats(values: Any, digits: int | None = None) -> list[float | None]:
-    """A float column as a list, NaN/inf -> None, optionally rounded."""
-    array = np.asarray(values, dtype="float64")
-    if digits is not None:
-        array = np.round(array, digits)
-    finite = np.isfinite(array)
-    out = array.tolist()
-    if not finite.all():
-        for i in np.flatnonzero(~finite).tolist():
-            out[i] = None
-    return out
-
-
-def strings(values: Sequence[Any]) -> list[str]:
-    """A column as strings; missing values become ``""``."""
-    return ["" if v is None or (isinstance(v, float) and v != v) else str(v) for v in values]
-
-
 def frame(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict[str, Any]:
     """A DataFrame as ``{"columns": [...], "rows": [[...], ...]}`` of JSON values."""
     if columns is not None:
@@ -72,34 +58,10 @@ def frame(df: pd.DataFrame, columns: Sequence[str] | None = None) -> dict[str, A
 
 # ------------------------------------------------------------------ one engine
 def layer_columns(plan: EnginePlan) -> dict[str, Any]:
-    """The per-layer columns of the table, the charts and the search (one entry per ``plan.df`` row).
-
-    ``name`` and ``type`` are plain lists; the other string columns are coded
-    (:func:`~trex.html_report.columns.coded`)."""
-    from ..onnx_map import layer_nodes
-
-    df = plan.df
-    nodes = layer_nodes(plan)
-    return {
-        "name": strings(df["Name"].tolist()),
-        "type": strings(df["type"].tolist()),
-        "subtype": coded(df["subtype"]),
-        "precision": coded(df["precision"]),
-        "out_precision": coded(df["output_precision"]),
-        "math": coded(df["math_precision"]),
-        "tactic": coded(df["tactic"]),
-        "avg": floats(df["latency.avg_time"]),
-        "median": floats(df["latency.median_time"]),
-        "time": floats(df["latency.time"]),
-        "pct": floats(df["latency.pct_time"]),
-        "weights": df["weights_size"].astype("int64").tolist(),
-        "io": df["total_io_size_bytes"].astype("int64").tolist(),
-        "footprint": df["total_footprint_bytes"].astype("int64").tolist(),
-        "stream": [layer.stream for layer in plan.layers],
-        "onnx": coded_lists(nodes["onnx_nodes"].tolist()),
-        "onnx_source": coded(nodes["source"]),
-        "onnx_ops": coded_lists(nodes["onnx_ops"].tolist()),
-    }
+    """The per-layer columns of the table, the charts and the search (one entry per ``plan.df``
+    row): each column :data:`~trex.html_report.layer_columns.LAYER_COLUMNS` declares, read from
+    the plan's facts and encoded as declared (:func:`~trex.html_report.column_spec.encode`)."""
+    return encode(plan, _layer_columns.LAYER_COLUMNS)
 
 
 def layer_details(plan: EnginePlan) -> LayerDetails:
@@ -320,6 +282,7 @@ def report_payload(plans: Sequence[EnginePlan], labels: Sequence[str] | None = N
         "comparison": comparison_payload(plans, labels, exact_matching, figures, progress)
         if len(plans) > 1 else None,
         "colors": report_colors(plans),
+        "layer_columns": spec(_layer_columns.LAYER_COLUMNS),
     }
     return payload, details
 

@@ -121,7 +121,8 @@ def _int_column(values: pd.Series) -> pd.Series:
                             else math.nan)
     numbers = pd.to_numeric(values, errors="coerce")
     numbers = numbers.where(numbers.abs() < 2**63, 0)  # inf or out of range: as missing
-    return numbers.fillna(0).astype("int64")
+    out: pd.Series = numbers.fillna(0).astype("int64")
+    return out
 
 
 def _int64s(values: Iterable[int]) -> np.ndarray:

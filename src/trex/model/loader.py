@@ -1,57 +1,64 @@
 """From input files to the records the plan model is built from, each file read once.
 
-A plan's inputs are paths by role (layer information, profile, metadata, timings); any of them
-may be JSON or a log, and the content decides (:mod:`trex.formats.registry`). These functions ask
-the shared :class:`~trex.formats.registry.InputCache` for a file's record and take from it the
-role asked for, or fail with one line naming the file and what it is instead.
+A plan's inputs are paths by role (layer information, profile, metadata, timings...: the plan
+roles of :mod:`trex.formats.roles`); any of them may be JSON or a log, and the content decides
+(:mod:`trex.formats.registry`). These functions ask the shared
+:class:`~trex.formats.registry.InputCache` for a file's record and take from it the role asked
+for, or fail with one line naming the file and what it is instead. Any reader whose record is of
+the type a role needs may fill it (a second profile format is a second ``Profile`` reader).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
-from ..formats import registry
-from ..formats.discovery import EngineFiles, log_roles
+from ..formats import registry, roles
+from ..formats.discovery import EngineFiles
 from ..formats.layer_info import names_only, read_layer_info
 from ..formats.log import LogRecord
 from ..formats.metadata import read_metadata
 from ..formats.profile import read_profile
 from ..formats.records import LayerInfo, Metadata, Profile, Timings
 from ..formats.registry import InputCache
+from ..formats.roles import Role, RoleFiles
 from ..formats.timings import read_timings
 
 Path_ = str | os.PathLike[str]
-_METADATA_KINDS = (registry.PROFILE_METADATA, registry.BUILD_METADATA, registry.DEVICE_METADATA)
 
 
 @dataclass
-class PlanInputs:
-    """The files one plan is read from, by role (None where absent)."""
+class PlanInputs(RoleFiles[Path_]):
+    """The files one plan is read from, by plan role (:func:`trex.formats.roles.plan_roles`):
+    ``inputs.graph``, ``inputs.profile``... (None where absent), and the plan's name."""
 
-    graph: Path_ | None = None
-    profile: Path_ | None = None
-    profile_metadata: Path_ | None = None
-    build_metadata: Path_ | None = None
-    timings: Path_ | None = None
-    device_metadata: Path_ | None = None
+    paths: dict[str, Path_] = field(default_factory=dict)
     name: str | None = None
 
     @classmethod
+    def roles(cls) -> tuple[Role, ...]:
+        """The roles a plan reads."""
+        return roles.plan_roles()
+
+    @classmethod
     def from_files(cls, files: EngineFiles) -> PlanInputs:
-        """The roles of discovered files (a log stands in for a missing metadata JSON)."""
-        return cls(files.graph or files.profile, files.profile,
-                   files.profile_metadata or files.profile_log,
-                   files.build_metadata or files.build_log, files.timings, files.device_metadata,
-                   files.name or None)
+        """The plan roles of discovered files: each role's file, else its fallback's (a log stands
+        in for a missing metadata JSON, a profile for missing layer information)."""
+        paths: dict[str, Path_] = {}
+        for role in roles.plan_roles():
+            path = files.get(role.name) or (files.get(role.fallback) if role.fallback else None)
+            if path is not None:
+                paths[role.name] = path
+        return cls(paths, files.name or None)
 
 
 def layer_info(path: Path_, cache: InputCache) -> LayerInfo:
     """Layer information from a layer file, a log's layer list, or the names of a profile alone."""
     kind = cache.kind(path)
-    if kind == registry.LAYER_INFO:
+    if kind in registry.kinds_reading(LayerInfo):
         return cache.read_as(path, LayerInfo)
     if kind == registry.LOG:
         record = cache.read_as(path, LogRecord)
@@ -61,12 +68,11 @@ def layer_info(path: Path_, cache: InputCache) -> LayerInfo:
             raise InputError(path, "a log without a layer list (--dumpLayerInfo, or a verbose "
                                    "build's 'Engine Layer Information') or a profile table")
         return _from_profile(record.profile, path)
-    if kind == registry.PROFILE:
+    if kind in registry.kinds_reading(Profile):
         return _from_profile(cache.read_as(path, Profile), path)
     if kind == registry.UNKNOWN:
         return read_layer_info(path)  # says what is wrong (invalid JSON at line ...)
-    raise InputError(path, f"is {registry.describe(kind)}, not layer information "
-                           "(--exportLayerInfo JSON)")
+    raise InputError(path, f"is {registry.describe(kind)}, not {roles.role(roles.GRAPH).what}")
 
 
 def _from_profile(profile: Profile, path: Path_) -> LayerInfo:
@@ -78,7 +84,7 @@ def _from_profile(profile: Profile, path: Path_) -> LayerInfo:
 def profile(path: Path_, cache: InputCache) -> Profile:
     """The per-layer profile of a profile file or a log's ``--dumpProfile`` tables."""
     kind = cache.kind(path)
-    if kind == registry.PROFILE:
+    if kind in registry.kinds_reading(Profile):
         return cache.read_as(path, Profile)
     if kind == registry.LOG:
         found = cache.read_as(path, LogRecord).profile
@@ -96,7 +102,7 @@ def metadata(path: Path_ | None, cache: InputCache) -> tuple[Metadata, list[str]
     if not path:
         return Metadata(), []
     kind = cache.kind(path)
-    if kind in _METADATA_KINDS:
+    if kind in registry.kinds_reading(Metadata):
         found = cache.read_as(path, Metadata)
         return found, list(found.warnings)
     if kind == registry.LOG:
@@ -112,7 +118,7 @@ def metadata(path: Path_ | None, cache: InputCache) -> tuple[Metadata, list[str]
 def timings(path: Path_, cache: InputCache) -> Timings:
     """The per-iteration records of an ``--exportTimes`` file."""
     kind = cache.kind(path)
-    if kind == registry.TIMINGS:
+    if kind in registry.kinds_reading(Timings):
         return cache.read_as(path, Timings)
     if kind == registry.UNKNOWN:
         return read_timings(path)
@@ -129,27 +135,47 @@ def pick_run(path: Path_, count: int, index: int | None) -> int:
     return index % count
 
 
+def role_record(role: str, path: Path_, cache: InputCache) -> Any:
+    """The record of the file given for a role the model has no reader function for: its
+    reader's record, or the :class:`~trex.formats.log.LogRecord` of a log that can fill it."""
+    row = roles.role(role)
+    kind = cache.kind(path)
+    if kind in row.kinds or (kind == registry.LOG and row.from_log is not None):
+        return cache.read(path)
+    reader = registry.reader_of(row.kinds[0]) if row.kinds and kind == registry.UNKNOWN else None
+    if reader is not None:
+        return reader.read(os.fspath(path))  # says what is wrong
+    raise InputError(path, f"is {registry.describe(kind)}, not {row.what}")
+
+
 def with_log_roles(inputs: PlanInputs, cache: InputCache) -> PlanInputs:
     """Fill the roles the given files can also play: a profile given as the layer input also
-    times the layers, and a log gives its profile table, performance summary and options where no
-    other file was given for them (the same file, read once)."""
-    found = PlanInputs(**vars(inputs))
+    times the layers (a role's fallback file fills the fallback role too), and a log gives its
+    profile table, performance summary and options where no other file was given for them (the
+    same file, read once)."""
+    found = PlanInputs(dict(inputs.paths), inputs.name)
     graph = found.graph
     if graph is None or not Path(graph).is_file():
         return found
-    kind = cache.kind(graph)
-    if kind == registry.PROFILE and found.profile is None:
-        found.profile = graph
-    for path in (graph, found.profile, found.profile_metadata, found.build_metadata):
+    for role in roles.plan_roles():
+        path = found.get(role.name)
+        if path is None or role.fallback is None or not found.holds(role.fallback):
+            continue
+        if found.get(role.fallback) is None and Path(path).is_file() \
+                and cache.kind(path) in roles.role(role.fallback).kinds:
+            found.paths[role.fallback] = path
+    plain = roles.plain_log_role()
+    given = [found.get(role.name) for role in roles.plan_roles()]
+    for path in given:
         if not path or not Path(path).is_file() or cache.kind(path) != registry.LOG:
             continue
-        roles = log_roles(cache.read_as(path, LogRecord))
-        if found.profile is None and "profile" in roles:
-            found.profile = path
-        if found.profile_metadata is None and "profile_log" in roles:
-            found.profile_metadata = path
-        if found.build_metadata is None and ("build_log" in roles or not roles):
-            found.build_metadata = path
+        names = roles.log_roles(cache.read_as(path, LogRecord))
+        if not names and plain is not None:
+            names = [plain.name]  # a log with options only: the build's
+        for name in names:
+            target = roles.plan_role_for(name)
+            if target is not None:
+                found.paths.setdefault(target, path)
     return found
 
 

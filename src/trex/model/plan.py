@@ -13,7 +13,7 @@ import math
 import os
 import warnings as _warnings
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, TrexWarning, cap_line
+from ..errors import ProfileNotFound, TrexWarning, cap_line
+from ..formats import roles
 from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
 from ..perf import gc_paused
@@ -35,6 +36,10 @@ from .profiles import profile_of_name, strip_profile
 from .table import LayerTable, select_profile, unique_names
 from .tensors import Activation, IOTensor, io_tensors
 
+# The roles the model builds its facts from; the reader's record of any other plan role (a format
+# added as one reader and one row of trex.formats.roles) is kept as read, in plan.records.
+_MODELLED_ROLES = frozenset({"graph", "profile", "timings", "profile_metadata", "build_metadata",
+                            "device_metadata"})
 DETAILED_HINT = (
     "layer information has names only: types, tensors, precisions, sizes, the graph, linters and "
     "the compute model need an engine built with --profilingVerbosity=detailed"
@@ -45,8 +50,9 @@ class EnginePlan(LayerGraph):
     """An engine's layers, profile, timings and metadata, with TREx's ``df`` and summaries.
 
     ``EnginePlan(graph_file, profiling_file, profiling_metadata_file, build_metadata_file, name,
-    profile_id)`` takes the same arguments as TREx's; :meth:`from_path` finds the files itself.
-    Any input may be JSON or a trtexec log; content decides, not the file extension.
+    profile_id)`` takes the same arguments as TREx's; ``files`` gives the file of any plan role by
+    its name (:mod:`trex.formats.roles`); :meth:`from_path` finds the files itself. Any input may
+    be JSON or a trtexec log; content decides, not the file extension.
     """
 
     def __init__(
@@ -62,10 +68,15 @@ class EnginePlan(LayerGraph):
         device_metadata_file: str | os.PathLike[str] | None = None,
         profile_run: int | None = None,
         cache: InputCache | None = None,
+        files: Mapping[str, str | os.PathLike[str] | None] | None = None,
     ):
         cache = cache or InputCache()
-        inputs = loader.PlanInputs(graph_file, profiling_file, profiling_metadata_file,
-                                   build_metadata_file, timing_file, device_metadata_file, name)
+        arguments = {roles.GRAPH: graph_file, "profile": profiling_file,  # TREx's, by role
+                     "profile_metadata": profiling_metadata_file,
+                     "build_metadata": build_metadata_file, "timings": timing_file,
+                     "device_metadata": device_metadata_file}
+        given = {**(files or {}), **{r: p for r, p in arguments.items() if p is not None}}
+        inputs = loader.PlanInputs({r: p for r, p in given.items() if p is not None}, name)
         self.archive = None
         try:
             with gc_paused():  # a big log is parsed here too (by with_log_roles)
@@ -74,11 +85,8 @@ class EnginePlan(LayerGraph):
 
                     self.archive = open_archive(graph_file)
                     found = loader.PlanInputs.from_files(self.archive.files)
-                    inputs = loader.PlanInputs(
-                        found.graph, profiling_file or found.profile,
-                        profiling_metadata_file or found.profile_metadata,
-                        build_metadata_file or found.build_metadata, timing_file or found.timings,
-                        device_metadata_file or found.device_metadata, name or found.name)
+                    inputs.paths.pop(roles.GRAPH)  # the archive: the files given too come first
+                    inputs = loader.PlanInputs({**found.paths, **inputs.paths}, name or found.name)
                 else:
                     inputs = loader.with_log_roles(inputs, cache)  # a log gives what else it holds
                 self._load(inputs, profile_id, profile_run, cache)
@@ -89,31 +97,32 @@ class EnginePlan(LayerGraph):
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], profile_id: int | None = None,
-                  profile_run: int | None = None, name: str | None = None) -> EnginePlan:
-        """Load an engine from a prefix, a folder or any one of its files."""
+                  profile_run: int | None = None, name: str | None = None, *,
+                  profiling_file: str | os.PathLike[str] | None = None) -> EnginePlan:
+        """Load an engine from a prefix, a folder or any one of its files; ``profiling_file``
+        replaces only the per-layer profile found there (``-pj``): every other file still counts."""
         from ..formats.discovery import find_engine_files
 
         cache = InputCache()
         if loader.is_archive(path, cache):
-            return cls(path, name=name, profile_id=profile_id, profile_run=profile_run,
-                       cache=cache)
+            return cls(path, profiling_file, name=name, profile_id=profile_id,
+                       profile_run=profile_run, cache=cache)
         found = loader.PlanInputs.from_files(find_engine_files(path, cache))
         assert found.graph is not None  # discovery raises when there is neither graph nor profile
-        return cls(found.graph, found.profile, found.profile_metadata, found.build_metadata,
-                   name=name or found.name, profile_id=profile_id, timing_file=found.timings,
-                   device_metadata_file=found.device_metadata, profile_run=profile_run,
-                   cache=cache)
+        return cls(found.graph, profiling_file, name=name or found.name, profile_id=profile_id,
+                   profile_run=profile_run, cache=cache, files=found.paths)
 
     @classmethod
-    def each_profile(cls, path: str | os.PathLike[str], profile_run: int | None = None
-                     ) -> list[EnginePlan]:
+    def each_profile(cls, path: str | os.PathLike[str], profile_run: int | None = None, *,
+                     profiling_file: str | os.PathLike[str] | None = None) -> list[EnginePlan]:
         """One plan per optimisation profile of the engine at ``path`` (e.g. prefill and decode),
         named ``<engine> [profile N]``, to compare like engines; a single-profile engine gives one."""
-        first = cls.from_path(path, profile_run=profile_run)
+        first = cls.from_path(path, profile_run=profile_run, profiling_file=profiling_file)
         if len(first.profiles) < 2:
             return [first]
         return [cls.from_path(path, profile_id=p, profile_run=profile_run,
-                              name=f"{first.name} [profile {p}]") for p in first.profiles]
+                              name=f"{first.name} [profile {p}]", profiling_file=profiling_file)
+                for p in first.profiles]
 
     # ----------------------------------------------------------------- loading
     def _load(self, inputs: loader.PlanInputs, profile_id: int | None, profile_run: int | None,
@@ -123,8 +132,7 @@ class EnginePlan(LayerGraph):
         self.name = inputs.name or Path(inputs.graph).name
         self.graph_file = os.fspath(inputs.graph)
         self.profile_id = profile_id or 0
-        self.sources: dict[str, str] = {role: os.fspath(path) for role, path in vars(inputs).items()
-                                        if role != "name" and path}
+        self.sources: dict[str, str] = {role: os.fspath(path) for role, path in inputs.items()}
         info = loader.layer_info(inputs.graph, cache)
         self.detailed = info.detailed
         self.weights_known = info.detailed and info.has_weights
@@ -148,13 +156,15 @@ class EnginePlan(LayerGraph):
         self._validate({t.name: tuple(t.shape) for t in io_tensors(info.io_tensors, [], [])})
         if not self.detailed:
             self._warn(DETAILED_HINT)
+        self.records: dict[str, Any] = {  # the roles no fact above is built from, as read
+            role: loader.role_record(role, path, cache) for role, path in inputs.items()
+            if role not in _MODELLED_ROLES}
 
     def _build_layers(self, info: LayerInfo, profile_id: int | None,
                       logged_io: Callable[[], list[str]]) -> None:
         positions, self.profiles = select_profile(info.records, profile_id)
         if not positions:
-            raise InputError(self.graph_file, f"no layers for profile {profile_id} (profiles "
-                                              f"present: {', '.join(map(str, self.profiles))})")
+            raise ProfileNotFound(self.graph_file, profile_id, self.profiles)
         records = [info.records[p] for p in positions]
         names = unique_names([r.name for r in records])
         self._profile_layer_names = set(names)  # profile rows of layers the plan folds away
@@ -384,7 +394,7 @@ class EnginePlan(LayerGraph):
         """TREx's view of one layer type: its columns renamed ``attr.*``, convolutions annotated."""
         from ..report.layers import filter_by_layer
 
-        return filter_by_layer(self._df, layer_type, plan=self)
+        return filter_by_layer(self.df, layer_type, plan=self)
 
     def find(self, layer_name: str) -> Layer | None:
         """The layer with this exact name, or None."""

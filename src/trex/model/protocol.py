@@ -16,11 +16,23 @@ class PlanLike(Protocol):
 
     name: str
     detailed: bool
-    all_layers: list[Layer]
-    layers: list[Layer]
-    constants: list[Layer]
-    sync_layers: list[Layer]
     bindings: list[str]
+
+    @property
+    def all_layers(self) -> list[Layer]:
+        """Every layer, in engine order."""
+
+    @property
+    def layers(self) -> list[Layer]:
+        """The layers of ``df``'s rows."""
+
+    @property
+    def constants(self) -> list[Layer]:
+        """The Constant layers."""
+
+    @property
+    def sync_layers(self) -> list[Layer]:
+        """The signal/wait layers."""
 
     @property
     def df(self) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..formats.layer_records import LayerRecord
+from ..formats.layer_records import UNKNOWN_FORMAT, LayerRecord
 from ..formats.tensor_format import dtype_bytes
 from .profiles import profile_of_name
 from .tensors import Activation, format_and_size
@@ -146,10 +146,11 @@ class LayerTable:
                 total = 0
                 for j, t in enumerate(tensors):
                     dims = t.dims
-                    key = (t.fmt, *dims)
+                    fmt = t.fmt or UNKNOWN_FORMAT
+                    key = (fmt, *dims)
                     hit = get(key)
                     if hit is None:
-                        hit = memo[key] = format_and_size(t.fmt, tuple(dims))
+                        hit = memo[key] = format_and_size(fmt, tuple(dims))
                     acts.append(made(t.name, dims, hit[0], hit[1], hit[2],
                                      (raws, position, side, j)))
                     total += hit[1]

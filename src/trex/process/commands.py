@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import TrexError
+from ..formats import roles
 from ..model.measurement import describe_conditions, logged_conditions
 
 __all__ = ["LATEST", "VERSION_TABLE", "ProcessPaths", "TrtexecFlags", "UnsupportedOption",
@@ -224,14 +225,18 @@ def profiling_state(flags: TrtexecFlags, command: list[str],
     return state
 
 
-def _file(suffix: str, what: str) -> property:
-    """A ProcessPaths property: the file ``X<suffix>`` (X: the engine's path)."""
-    return property(lambda self: self._with(suffix), doc=f"X{suffix}: {what}")
-
-
 @dataclass(frozen=True)
 class ProcessPaths:
-    """The files of one processed engine, named as TREx named them (``X.engine.graph.json``...)."""
+    """The files of one processed engine, named as TREx named them (``X.engine.graph.json``...).
+
+    Every role of :data:`trex.formats.roles.ROLES` with an output suffix is an attribute:
+    ``paths.graph`` is ``X.graph.json`` (the layer information), ``paths.profile``
+    ``X.profile.json``, ``paths.timings`` ``X.timing.json``, ``paths.profile_metadata``
+    ``X.profile.metadata.json``, ``paths.build_metadata`` ``X.build.metadata.json``,
+    ``paths.build_log`` and ``paths.profile_log`` trtexec's logs, ``paths.drawing``
+    ``X.graph.json.svg``, ``paths.gpu_monitor`` ``X.gpu.json`` (``--monitor``) and
+    ``paths.archive`` ``X.tea`` (``--archive``); X is the engine's path (:attr:`prefix`).
+    """
 
     outdir: Path
     prefix: Path  # outdir / "model.onnx.engine"
@@ -248,6 +253,19 @@ class ProcessPaths:
     def _with(self, suffix: str) -> Path:
         return self.prefix.with_name(self.prefix.name + suffix)
 
+    def __getattr__(self, name: str) -> Path:
+        role = None if name.startswith("_") else roles.get(name)
+        if role is None or role.output is None:
+            raise AttributeError(f"'ProcessPaths' object has no attribute {name!r}")
+        return self._with(role.output)
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *(r.name for r in roles.output_roles())})
+
+    def outputs(self) -> dict[str, Path]:
+        """Every file trex process may write under the engine's name, by role (table order)."""
+        return {role.name: self._with(role.output) for role in roles.output_roles() if role.output}
+
     @property
     def engine(self) -> Path:
         """The engine file: the input engine, or the one the build writes."""
@@ -257,17 +275,6 @@ class ProcessPaths:
     def name(self) -> str:
         """The engine's file name, the prefix of every other file."""
         return self.prefix.name
-
-    build_log = _file(".build.log", "trtexec's build log.")
-    build_metadata = _file(".build.metadata.json", "model and build options from the build log.")
-    graph = _file(".graph.json", "the layer information (--exportLayerInfo).")
-    profile = _file(".profile.json", "the per-layer profile (--exportProfile).")
-    timings = _file(".timing.json", "per-iteration timings (--exportTimes).")
-    profile_log = _file(".profile.log", "trtexec's profiling log.")
-    profile_metadata = _file(".profile.metadata.json", "performance summary, device, profiling mode.")
-    drawing = _file(".graph.json.svg", "the drawn graph.")
-    gpu_monitor = _file(".gpu.json", "GPU samples of --monitor.")
-    archive = _file(".tea", "the archive of every file (--archive).")
 
     @property
     def timing_cache(self) -> Path:

@@ -144,10 +144,8 @@ def process_engine(model: str | os.PathLike, outdir: str | os.PathLike,
     if archive:
         from ..formats.archive import write_archive
 
-        files = [p for p in (paths.engine, paths.build_log, paths.build_metadata, paths.graph,
-                             paths.profile, paths.timings, paths.profile_log,
-                             paths.profile_metadata, paths.drawing, paths.gpu_monitor,
-                             paths.timing_cache) if p.is_file()]
+        files = [p for p in (paths.engine, *paths.outputs().values(), paths.timing_cache)
+                 if p.is_file() and p != paths.archive]
         extra = {"tensorrt_version": result.version,
                  "commands": {k: v[1:] for k, v in result.commands.items()}}
         result.archive = write_archive(files, paths.archive, name=paths.name, extra=extra)

@@ -1,8 +1,8 @@
 // @ts-check
 /* The report's data: the JSON that trex/html_report/payload.py writes into #trex-data (and the
  * per-layer details into #trex-details-K), as JSDoc types. The files of this folder are joined in
- * name order into one function scope (page.py's page_script) and type-checked together by
- * `make typecheck-js` (tsc --noEmit --allowJs --checkJs).
+ * name order into one function scope (page.py's page_script) and type-checked together, with
+ * the declarations of *.d.ts, by `make typecheck-js` (tsc --noEmit --allowJs --checkJs).
  *
  * Every view builds DOM nodes with createElement/textContent; nothing from the data is parsed as
  * HTML, and strings given to plotly are entity-escaped (plotly renders a subset of HTML in text).
@@ -22,50 +22,9 @@
  * @typedef {{title: string, figure?: {data: Object[], layout?: Object}, error?: string}} PyFigure
  */
 
-/**
- * One entry per plan.df row (payload.layer_columns).
- * @typedef {Object} LayerColumnsJSON
- * @property {string[]} name
- * @property {string[]} type
- * @property {Coded} subtype
- * @property {Coded} precision
- * @property {Coded} out_precision
- * @property {Coded} math  the math its kernel runs (TF32 HMMA, FP32 FFMA, ...), "" when unknown
- * @property {Coded} tactic
- * @property {(number|null)[]} avg
- * @property {(number|null)[]} median
- * @property {(number|null)[]} time
- * @property {(number|null)[]} pct
- * @property {number[]} weights
- * @property {number[]} io
- * @property {number[]} footprint
- * @property {number[]} stream
- * @property {CodedLists} onnx
- * @property {Coded} onnx_source
- * @property {CodedLists} onnx_ops
- */
-/**
- * The same columns decoded by the page (Engine.L).
- * @typedef {Object} LayerColumns
- * @property {string[]} name
- * @property {string[]} type
- * @property {string[]} subtype
- * @property {string[]} precision
- * @property {string[]} out_precision
- * @property {string[]} math
- * @property {string[]} tactic
- * @property {(number|null)[]} avg
- * @property {(number|null)[]} median
- * @property {(number|null)[]} time
- * @property {(number|null)[]} pct
- * @property {number[]} weights
- * @property {number[]} io
- * @property {number[]} footprint
- * @property {number[]} stream
- * @property {string[][]} onnx
- * @property {string[]} onnx_source
- * @property {string[][]} onnx_ops
- */
+/* The layer columns (LayerColumnsJSON as written, LayerColumns decoded, LayerColumnSpec the
+ * declaration the page builds its table from) are declared in layer-columns.d.ts, generated from
+ * trex/html_report/layer_columns.py (`make js-types`). */
 
 /**
  * The laid-out engine graph (graphdata.graph_payload): colours are indices into `palette`.
@@ -216,6 +175,8 @@
  * @property {string} title
  * @property {EngineJSON[]} engines
  * @property {ComparisonJSON|null} comparison
+ * @property {LayerColumnSpec[]} layer_columns  every engine's `layers` columns, in the layer table's
+ *   order: how each is written and, for the table's columns, how it is shown (column_spec.spec)
  * @property {{type: Object<string, string>, precision: Object<string, string>, latency: string[],
  *   none: string, unknown: string, engines: string[]}} colors  the figures' colours
  *   (figures.report_colors): every type and precision of the engines, one colour per engine

@@ -17,14 +17,31 @@ function decodeLists(column) {
   return column.codes.map(cs => cs.map(c => values[c]));
 }
 
-/** @param {LayerColumnsJSON} L @returns {LayerColumns} */
+/**
+ * How the page reads a column of each encoding (column_spec.Encoding): coded columns become plain
+ * lists, the others are used as written (`row`, the row's position, is not written).
+ * @type {Record<ColumnEncoding, (column: any) => any>}
+ */
+const DECODERS = {
+  row: column => column,
+  text: column => column,
+  coded: decode,
+  coded_lists: decodeLists,
+  floats: column => column,
+  ints: column => column,
+};
+
+/**
+ * An engine's layer columns, each decoded by the encoding its declaration names (DATA.layer_columns).
+ * @param {LayerColumnsJSON} L @returns {LayerColumns}
+ */
 function decodeLayers(L) {
-  return Object.assign({}, L, {
-    subtype: decode(L.subtype), precision: decode(L.precision), out_precision: decode(L.out_precision),
-    math: decode(L.math),
-    tactic: decode(L.tactic), onnx: decodeLists(L.onnx), onnx_source: decode(L.onnx_source),
-    onnx_ops: decodeLists(L.onnx_ops),
-  });
+  /** @type {Object<string, any>} */
+  const out = {};
+  for (const c of DATA.layer_columns) {
+    if (c.encoding !== 'row') out[c.key] = DECODERS[c.encoding](L[c.key]);
+  }
+  return /** @type {LayerColumns} */ (out);
 }
 
 class Engine {

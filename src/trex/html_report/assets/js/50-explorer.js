@@ -58,23 +58,11 @@ class Explorer {
     } });
     append(bar, [this.search, this.typeSel, this.precSel, this.countLabel, reset]);
     parent.append(bar);
-    const mono = i => L.tactic[i];
+    // The columns follow their declaration (trex/html_report/layer_columns.py, 35-layer-columns.js):
     // `keep` columns stay in view at any table width (the name narrows for them, whole on hover);
-    // the others follow, reached by scrolling sideways. A new column is one entry here.
+    // the others follow, reached by scrolling sideways.
     this.table = new VirtualTable(parent, {
-      columns: [
-        { key: 'idx', label: '#', width: '44px', fit: 70, min: '36px', num: true, keep: true, value: i => i, text: i => String(i) },
-        { key: 'name', label: 'Name', width: 'minmax(240px, 3fr)', min: '120px', fit: 560, squeeze: true, value: i => L.name[i].toLowerCase(), text: i => L.name[i], title: i => L.name[i] },
-        { key: 'type', label: 'Type', width: '110px', min: '64px', fit: 180, keep: true, value: i => L.type[i], text: i => L.type[i], title: i => L.subtype[i] ? `${L.type[i]} (${L.subtype[i]})` : L.type[i] },
-        { key: 'precision', label: 'Precision', width: '84px', min: '64px', fit: 120, keep: true, value: i => L.precision[i], text: i => precisionText(L.precision[i], e.d.detailed), title: i => `in ${precisionText(L.precision[i], e.d.detailed)} \u2192 out ${precisionText(L.out_precision[i], e.d.detailed)}` },
-        { key: 'math', label: 'Math', tip: 'The math its kernel runs (from the tactic name)', width: '92px', min: '64px', fit: 130, keep: true, value: i => L.math[i], text: i => L.math[i], title: i => L.math[i] || 'unknown: the tactic name does not say' },
-        { key: 'avg', label: 'Latency ms', tip: 'Average latency (ms)', width: '92px', min: '64px', fit: 130, keep: true, num: true, value: i => L.avg[i], text: i => fmtMs(L.avg[i]) },
-        { key: 'pct', label: '%', tip: 'Share of the engine latency (%)', width: '60px', min: '44px', fit: 80, keep: true, num: true, value: i => L.pct[i], text: i => isNum(L.pct[i]) ? L.pct[i].toFixed(2) : '' },
-        { key: 'weights', label: 'Weights', width: '82px', fit: 120, num: true, value: i => L.weights[i], text: i => fmtBytes(L.weights[i]) },
-        { key: 'io', label: 'Activations', tip: 'Input + output tensor bytes', width: '92px', fit: 130, num: true, value: i => L.io[i], text: i => fmtBytes(L.io[i]) },
-        { key: 'tactic', label: 'Tactic', width: 'minmax(160px, 2fr)', min: '160px', fit: 520, value: mono, text: mono, title: mono },
-        { key: 'onnx', label: 'ONNX nodes', width: 'minmax(160px, 2fr)', min: '160px', fit: 360, value: i => L.onnx[i].join(', '), text: i => L.onnx[i].join(', '), title: i => L.onnx[i].join('\n') },
-      ],
+      columns: layerTableColumns(e),
       empty: 'No layer matches the search and filters.',
       onClick: i => select(i, 'table'),
     });
