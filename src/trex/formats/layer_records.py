@@ -153,7 +153,7 @@ def decode_layers(data: bytes
     try:
         doc = _DOCUMENT.decode(data)
         raw = _RAW_DOCUMENT.decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except (msgspec.MsgspecError, ValueError, RecursionError):  # UnicodeDecodeError too
         return None
     io: list[Any] = []
     if isinstance(doc, list):
@@ -186,13 +186,39 @@ def _typed_weights(record: LayerRecord) -> int:
 
 
 def records_from_dicts(layers: list[dict[str, Any]]) -> list[LayerRecord]:
-    """Records of normalised layer dicts (the tolerant path, logs, dumps)."""
-    records = msgspec.convert(layers, _RECORDS, strict=False)
-    for index, (record, layer) in enumerate(zip(records, layers)):
+    """Records of normalised layer dicts (the tolerant path, logs, dumps); a field whose value
+    does not fit its type (a list where the weights' dict belongs) is left out of the record —
+    the raw dict keeps it."""
+    try:
+        records = msgspec.convert(layers, _RECORDS, strict=False)
+    except (msgspec.ValidationError, RecursionError):
+        records = [_record_of(layer) for layer in layers]
+    for record, layer in zip(records, layers):
         if sum(1 for v in layer.values() if type(v) is dict and "Count" in v) > \
-                len(record.weight_dicts()):
-            records[index].extra_weights = True
+                _typed_weights(record):
+            record.extra_weights = True
     return records
+
+
+_FIELDS = {name: encoded for name, encoded in zip(LayerRecord.__struct_fields__,
+                                                  LayerRecord.__struct_encode_fields__)}
+
+
+def _record_of(layer: dict[str, Any]) -> LayerRecord:
+    """One layer's record, dropping the fields whose values do not fit."""
+    try:
+        return msgspec.convert(layer, LayerRecord, strict=False)
+    except (msgspec.ValidationError, RecursionError):
+        pass
+    kept: dict[str, Any] = {"Name": str(layer.get("Name", ""))}
+    for encoded in _FIELDS.values():
+        if encoded in layer and encoded != "Name":
+            try:
+                msgspec.convert({"Name": "", encoded: layer[encoded]}, LayerRecord, strict=False)
+            except (msgspec.ValidationError, RecursionError):
+                continue
+            kept[encoded] = layer[encoded]
+    return msgspec.convert(kept, LayerRecord, strict=False)
 
 
 def set_formats(records: list[LayerRecord]) -> list[str]:

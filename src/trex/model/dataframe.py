@@ -86,7 +86,7 @@ def table_dataframe(table: LayerTable, rows: list[int], latency: LayerLatency) -
         # latencies are floats or NaN).
         "total_io_size_bytes": _int64s(table.io_bytes(i) for i in rows),
         "weights_size": _int64s(table.weights_size(i) for i in rows),
-        "bias_size": _int64s(table.bias_bytes[i] for i in rows),
+        "bias_size": _int64s(int64(table.bias_bytes[i]) for i in rows),
         "total_footprint_bytes": _int64s(int64(table.io_bytes(i) + table.weights_size(i))
                                          for i in rows),
         "latency.time": latency.time,
