@@ -57,11 +57,10 @@ def model_summary(plan: EnginePlan) -> dict[str, Any]:
 def _grouped(plan: EnginePlan, column: str, values: list[str] | None = None) -> pd.DataFrame:
     """Layers per value of ``column``: count, timed, summed average latency (NaN when none of
     them is timed) and share (:func:`~trex.model.latency.group_latency`)."""
-    df = plan.df
     keys = values if values is not None else \
-        df[column].fillna("None").astype(str).tolist() if len(df) else []
-    return group_latency({column: keys}, df["latency.avg_time"].to_numpy(dtype="float64")
-                         if len(df) else np.zeros(0))
+        [v if isinstance(v, str) else "None" for v in plan.column(column)]
+    return group_latency({column: keys}, np.asarray(plan.column("latency.avg_time"),
+                                                    dtype="float64"))
 
 
 def latency_by_type(plan: EnginePlan) -> pd.DataFrame:
@@ -83,10 +82,11 @@ def latency_by_math_precision(plan: EnginePlan) -> pd.DataFrame:
 def slowest_layers(plan: EnginePlan, n: int = 10) -> pd.DataFrame:
     """The ``n`` timed layers with the largest average latency (none without a profile)."""
     cols = ["Name", "type", "precision", "latency.avg_time", "latency.pct_time", "tactic"]
-    df = plan.df
-    if df.empty or not df["latency.avg_time"].notna().any():
+    avg = np.asarray(plan.column("latency.avg_time"), dtype="float64")
+    if not len(avg) or np.isnan(avg).all():
         return pd.DataFrame(columns=cols)
-    return df.dropna(subset=["latency.avg_time"]).nlargest(n, "latency.avg_time")[cols] \
+    df = pd.DataFrame({c: plan.column(c) for c in cols})
+    return df.dropna(subset=["latency.avg_time"]).nlargest(n, "latency.avg_time") \
         .reset_index(drop=True)
 
 
@@ -103,7 +103,7 @@ def tactic_summary(
     together. ``sort_key``: ``count`` (most layers first), ``latency`` (slowest first) or ``id``
     (engine order).
     """
-    tactics = [str(t) for t in plan.df["tactic"].tolist()]
+    tactics = [str(t) for t in plan.column("tactic")]
     if group_tactics:
         tactics = [_TACTIC_HASH_RE.sub("", t) for t in tactics]
     out = _grouped(plan, "tactic", tactics)

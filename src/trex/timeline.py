@@ -232,7 +232,7 @@ def layer_schedule(plan: EnginePlan, latency: str = "avg_time") -> pd.DataFrame:
         rows.append({"order": order, "layer": layer.name, "type": layer.type, "stream": stream,
                      "start_ms": ready, "end_ms": end, "latency_ms": duration,
                      "precision": layer.precision,
-                     "tactic": layer.raw_dict.get("TacticName") or layer.raw_dict.get("TacticValue")})
+                     "tactic": layer.tactic_name or layer.tactic_value})
         order += 1
     return pd.DataFrame(rows, columns=["order", "layer", "type", "stream", "start_ms", "end_ms",
                                        "latency_ms", "precision", "tactic"])

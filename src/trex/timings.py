@@ -114,7 +114,7 @@ def warmup_drift(source: EnginePlan | pd.DataFrame, metric: str = "latency") -> 
 
 def layer_sum_gap(plan: EnginePlan) -> dict[str, Any]:
     """The sum of per-layer average times against the measured GPU compute time, and why they differ."""
-    lat = plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else np.zeros(0)
+    lat = np.asarray(plan.latency.avg, dtype="float64")
     timed = int(np.sum(lat > 0))
     layer_sum = float(np.nansum(lat))
     measured = plan.measured.gpu_compute_median_ms

@@ -121,7 +121,7 @@ def _read_fraction(in_spatial: list[int], out_spatial: list[int], kernel: list[i
 
 def conv_cost(layer: Layer, prefix: str = "") -> Cost | None:
     """Convolution as an implicit GEMM: M = N*P*Q, N = K (output channels), K = C/G*R*S."""
-    raw = layer.raw_dict
+    raw = layer.attributes
     if not layer.inputs:
         return None
     x = _dims(layer.inputs[0].shape)
@@ -155,7 +155,7 @@ def conv_cost(layer: Layer, prefix: str = "") -> Cost | None:
 
 def deconv_cost(layer: Layer) -> Cost | None:
     """Deconvolution: every input pixel meets K/G*R*S weights per input channel of its group."""
-    raw = layer.raw_dict
+    raw = layer.attributes
     if not layer.inputs:
         return None
     x = _dims(layer.inputs[0].shape)
@@ -185,7 +185,7 @@ def gemm_cost(layer: Layer) -> Cost | None:
     a = _dims(layer.inputs[0].shape)
     if not y or not a:
         return None
-    raw = layer.raw_dict
+    raw = layer.attributes
     if layer.type == "FullyConnected":
         m = y[0]
         n = _int(raw.get("OutMaps")) or (y[1] if len(y) > 1 else 1)
@@ -248,18 +248,18 @@ def _formula_cost(layer: Layer) -> Cost | None:
     elif t == "ConvActPool":
         cost = conv_cost(layer, "Conv")
         if cost is not None:
-            window = _ints(layer.raw_dict.get("PoolingWindowSize")) or [1]
+            window = _ints(layer.attribute("PoolingWindowSize")) or [1]
             out = _elements(layer.outputs[0].shape) if layer.outputs else 0
             cost.flops = (cost.flops or 0) + float(out * math.prod(window))
             cost.model = "convactpool"
     elif t in GEMM_TYPES or sub in GEMM_TYPES:
         cost = gemm_cost(layer)
     elif t in POOL_TYPES:
-        window = _ints(layer.raw_dict.get("WindowSize")) or [1]
+        window = _ints(layer.attribute("WindowSize")) or [1]
         out = _elements(layer.outputs[0].shape) if layer.outputs else 0
         cost = Cost("pool", None, float(out * math.prod(window)))
     elif t in ELEMENTWISE_OPS:
-        ops = _int(layer.raw_dict.get("NbOperations")) or ELEMENTWISE_OPS[t]
+        ops = _int(layer.attribute("NbOperations")) or ELEMENTWISE_OPS[t]
         out = max((_elements(o.shape) for o in layer.outputs), default=0)
         cost = Cost("pointwise", None, float(out * ops))
     elif t in MOVE_TYPES:

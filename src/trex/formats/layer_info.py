@@ -54,7 +54,8 @@ def read_layer_info(path: str | os.PathLike[str]) -> LayerInfo:
     typed = decode_layers(data)
     if typed is not None:  # the fast path: typed records and raw slices, decoded in C
         records, raws, bindings, io = typed
-        return finished(records, raws, [clean_name(b) for b in bindings], io, source)
+        return finished(records, raws, [clean_name(b) for b in bindings], io, source,
+                        separators=b"\\u001e" in data or b"\\u001f" in data)
     doc = parse_big_document(data)
     if doc is not None:
         return layer_info_from_json(doc, source)
@@ -120,19 +121,20 @@ def names_only(names: list[str], bindings: list[str], io_tensors: list[dict[str,
 
 
 def finished(records: list[LayerRecord], raws: RawLayers, bindings: list[str],
-             io_tensors: list[Any], source: str, warnings: list[str] | None = None) -> LayerInfo:
-    """LayerInfo of typed records: names cleaned, ONNX nodes split, tensor formats parsed into
-    values (once per distinct text), implausible dimensions made dynamic with a warning."""
+             io_tensors: list[Any], source: str, warnings: list[str] | None = None,
+             separators: bool = False) -> LayerInfo:
+    """LayerInfo of typed records: names cleaned (``separators``: some name may hold TensorRT's
+    record separators), ONNX nodes split, tensor formats parsed into values (once per distinct
+    text), implausible dimensions made dynamic with a warning."""
     warnings = list(warnings or [])
     for record in records:
-        name = record.name
-        if "\x1e" in name or "\x1f" in name:
-            record.name = clean_name(name)
         if record.metadata is not None and type(record.metadata) is not list:
             record.metadata = onnx_nodes(record.metadata)
-        for tensors in (record.inputs, record.outputs):
-            for tensor in tensors:
-                if "\x1e" in tensor.name or "\x1f" in tensor.name:
+    if separators:
+        for record in records:
+            record.name = clean_name(record.name)
+            for tensors in (record.inputs, record.outputs):
+                for tensor in tensors:
                     tensor.name = clean_name(tensor.name)
     odd_dims = set_formats(records)
     if odd_dims:

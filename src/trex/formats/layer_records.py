@@ -225,6 +225,7 @@ def set_formats(records: list[LayerRecord]) -> list[str]:
     """Parse every tensor's format into its value (once per distinct text) and check dimensions;
     returns the names of layers with a dimension that is not a size (made -1: dynamic)."""
     memo: dict[str | None, TensorFormat] = {}
+    checked: set[tuple[int, ...]] = set()  # shapes known to be plausible
     odd: list[str] = []
     get = memo.get
     for record in records:
@@ -240,9 +241,14 @@ def set_formats(records: list[LayerRecord]) -> list[str]:
                 dims = tensor.dims
                 if not dims and tensor.lower_dims:
                     dims = tensor.dims = tensor.lower_dims
+                shape = tuple(dims)
+                if shape in checked:
+                    continue
                 if dims and (min(dims) < -1 or max(dims) > MAX_DIMENSION):
                     tensor.dims = [d if -1 <= d <= MAX_DIMENSION else -1 for d in dims]
                     odd.append(record.name)
+                else:
+                    checked.add(shape)
     return odd
 
 

@@ -11,6 +11,8 @@ import re
 import statistics
 from typing import Any
 
+import msgspec
+
 from ..errors import InputError
 from .jsonio import fast_parser_takes, loads_documents, looks_like_json, parse_big_document
 from .layer_info import clean_name
@@ -31,6 +33,9 @@ def read_profile(path: str | os.PathLike[str]) -> Profile:
     source = os.fspath(path)
     warnings: list[str] = []
     data = read_bytes(path)
+    typed = _typed_run(data, source)
+    if typed is not None:  # the usual file, decoded typed in C
+        return Profile([typed], source, [])
     doc = parse_big_document(data)
     if doc is not None:
         return profile_from_json([doc], source)
@@ -99,6 +104,40 @@ def _records_run(doc: list[Any], source: str, warnings: list[str]) -> ProfileRun
     if bad:
         warnings.append(f"{source}: {bad} profile entries without a name and times were skipped")
     return ProfileRun(records, count, source)
+
+
+class _Row(ProfileRecord):
+    """A row as ``--exportProfile`` writes it: the leading ``{"count": N}`` is a row too."""
+
+    name: str = ""
+    time_ms: float = math.nan
+    avg_ms: float = math.nan
+    count: float | None = None
+
+
+_ROWS = msgspec.json.Decoder(list[_Row])
+
+
+def _typed_run(data: bytes, source: str) -> ProfileRun | None:
+    """The run of a plain ``--exportProfile`` file ({"count": N} then rows that each have a name,
+    timeMs and averageMs), decoded typed; None for anything else (the tolerant path reads it)."""
+    if data[:1] != b"[":
+        return None
+    try:
+        rows = _ROWS.decode(data)
+    except (msgspec.MsgspecError, ValueError, RecursionError):
+        return None
+    count = None
+    if rows and rows[0].count is not None and not rows[0].name:
+        found = rows.pop(0).count
+        count = int(found) if found is not None and math.isfinite(found) and found >= 0 else None
+    for row in rows:
+        if row.count is not None or not row.name or row.time_ms != row.time_ms \
+                or row.avg_ms != row.avg_ms:
+            return None  # an odd row: the tolerant path says what it skips
+        if "\x1e" in row.name or "\x1f" in row.name:
+            row.name = clean_name(row.name)
+    return ProfileRun(list(rows), count, source)
 
 
 def _is_trace(doc: list[Any]) -> bool:

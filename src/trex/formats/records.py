@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 
 def as_text(value: Any) -> str | None:
     """A field that holds text in every real export, as text: a number or boolean where the
@@ -44,9 +46,10 @@ class LayerInfo:
         return list(self.raws) if self.raws is not None else []
 
 
-@dataclass
-class ProfileRecord:
-    """One layer's row of a per-layer profile; times in milliseconds."""
+class ProfileRecord(msgspec.Struct, rename={"time_ms": "timeMs", "avg_ms": "averageMs",
+                                              "median_ms": "medianMs"}):
+    """One layer's row of a per-layer profile; times in milliseconds (decoded typed from
+    ``--exportProfile`` JSON, whose keys it names)."""
 
     name: str
     time_ms: float

@@ -61,6 +61,7 @@ class TensorFormat:
     vector: int  # channels are padded to a multiple of this (1: no padding)
     spatial_dims: int  # 2, or 3 for "with 3 spatial dimensions" formats
     short: str  # TREx's short spelling, e.g. "Int8 NC/32HW32", "FP32 NCHW", "Half"
+    e5m2: bool = False  # FP8 with a 5-bit exponent (E4M3 otherwise)
 
     @property
     def data_size(self) -> float:
@@ -89,7 +90,7 @@ def parse_format(text: str) -> TensorFormat:
         short = "Bool"
     else:
         short = f"{dshort} {layout}" if match else f"Unknown {layout}"
-    return TensorFormat(precision, bits, layout, vector, spatial, short)
+    return TensorFormat(precision, bits, layout, vector, spatial, short, "E5M2" in desc)
 
 
 def _layout(desc: str, spatial: int) -> tuple[str, int]:

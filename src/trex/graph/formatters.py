@@ -46,7 +46,7 @@ HONEYDEW = "#F0FFF0"
 def layer_tooltip(layer: Layer) -> str:
     """The layer's attributes, one ``key:value`` per line (values shortened to 300 characters)."""
     lines = []
-    for key, value in sorted(layer.raw_dict.items()):
+    for key, value in sorted(layer.exported_fields().items()):
         if key in _TOOLTIP_SKIP:
             continue
         text = clean(value)
@@ -79,7 +79,7 @@ def format_latency(latency: float) -> str:
 
 def reformat_is_qdq(layer: Layer) -> bool:
     """True for Reformat layers that implement a Q/DQ pair (their label's last row says ``QDQ``)."""
-    return layer.type == "Reformat" and layer.raw_dict.get("Origin") == "QDQ"
+    return layer.type == "Reformat" and layer.origin == "QDQ"
 
 
 def layer_type_color(layer: Layer) -> str:
@@ -223,9 +223,9 @@ def layer_rows(layer: Layer, latency: float | None, display_layer_names: bool = 
                 parts = [*parts[:MAX_NAME_ROWS - 1],
                          f"{ELLIPSIS} {len(parts) - MAX_NAME_ROWS + 1} more fused names"]
             rows.extend((line, None) for part in parts for line in wrap_row(part))
-    raw = layer.raw_dict
-    if layer.type == "Reformat" and raw.get("Origin"):
-        rows.append((str(raw["Origin"]), None))
+    raw = layer.attributes
+    if layer.type == "Reformat" and layer.origin:
+        rows.append((layer.origin, None))
     if expand_layer_details:
         if layer.type == "PointWise" and raw.get("ParameterSubType") == "PointWiseExpression":
             rows.extend(_expression_rows(raw.get("Operations")))

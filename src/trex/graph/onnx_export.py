@@ -39,7 +39,7 @@ def onnx_elem_type(tensor: Activation) -> int:
     import onnx
 
     name = _ONNX_TYPES.get(tensor.precision, "FLOAT")
-    if tensor.precision == "FP8" and "E5M2" in str(tensor.raw.get("Format/Datatype", "")):
+    if tensor.precision == "FP8" and tensor.tensor_format.e5m2:
         name = "FLOAT8E5M2"
     return int(getattr(onnx.TensorProto, name, onnx.TensorProto.FLOAT))
 
@@ -149,7 +149,7 @@ class OnnxGraph:
                 outputs = [previous_token]
             node = helper.make_node(_op_type(layer), inputs, outputs,
                                     name=self._unique(clean(layer.name)), domain=DOMAIN)
-            for key, value in sorted(layer.raw_dict.items()):
+            for key, value in sorted(layer.exported_fields().items()):
                 converted = _attribute_value(value)
                 key = clean(key)
                 if key in _SKIP or not key or converted is None:

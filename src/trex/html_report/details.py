@@ -42,7 +42,7 @@ class LayerDetails(Compact):
         self.inputs: list[list[int]] = []
         self.outputs: list[list[int]] = []
         for layer in plan.layers:
-            raw = dict(layer.raw_dict)  # a copy without the name and tensors: equal ones share
+            raw = layer.exported_fields()  # without the tensors (and the name): equal ones share
             for key in _DETAIL_SKIP:
                 raw.pop(key, None)
             self.attr.append(attrs(raw, repr(raw)))

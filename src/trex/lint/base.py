@@ -108,7 +108,7 @@ class Linter:
     # ------------------------------------------------------------------ helpers
     def kernel(self, layer: Layer) -> KernelInfo:
         """What the layer's tactic name (or its LayerType) says about its kernel."""
-        return classify_tactic(layer.raw_dict.get("TacticName"), layer.raw_dict.get("LayerType"))
+        return classify_tactic(layer.tactic_name, layer.subtype)
 
     def finding(self, layer: str, severity: str, hazard: str, evidence: dict[str, Any],
                 mitigation: str = "", help: str = "", **extra: Any) -> Finding:

@@ -26,7 +26,7 @@ def _channels(layer: Layer) -> tuple[int | None, int | None]:
     c = k = None
     if layer.inputs and len(layer.inputs[0].shape) >= 3:
         c = int(layer.inputs[0].shape[1])
-    out_maps = layer.raw_dict.get("OutMaps")
+    out_maps = layer.attribute("OutMaps")
     if isinstance(out_maps, int) and out_maps > 0:
         k = out_maps
     elif layer.outputs and len(layer.outputs[0].shape) >= 2:
@@ -44,7 +44,7 @@ class ConvLinter(Linter):
         return [(i, layer) for i, layer in enumerate(self.plan.layers) if layer.type == "Convolution"]
 
     def _extra(self, layer: Layer) -> dict[str, str]:
-        return {"tactic": layer.raw_dict.get("TacticName") or "TensorRT", "subtype": layer.subtype}
+        return {"tactic": layer.tactic, "subtype": layer.subtype}
 
     def tc_findings(self) -> list[Finding]:
         """Non-FP32 convolutions whose kernel runs on CUDA cores (warning) or whose kernel name
@@ -57,7 +57,7 @@ class ConvLinter(Linter):
             if kernel.tensor_cores:
                 continue
             c, k = _channels(conv)
-            groups = conv.raw_dict.get("Groups") or 1
+            groups = conv.attribute("Groups") or 1
             evidence = {"input_channels": c, "output_channels": k, "groups": groups,
                         "kernel": kernel.evidence, **self.layer_timing(i)}
             if kernel.tensor_cores is None:

@@ -53,7 +53,7 @@ class GemmAlignmentLinter(Linter):
                 f"Pad the {'/'.join(bad)} dimension ({pads}) so that Tensor Core kernels qualify "
                 "without a padded copy.",
                 "Tensor Core GEMM kernels need the contiguous dimensions in multiples of 16 bytes.",
-                tactic=layer.raw_dict.get("TacticName") or "TensorRT"))
+                tactic=layer.tactic))
         return out
 
 
@@ -70,7 +70,7 @@ class TensorCoreGemmLinter(Linter):
             level = rank(layer.precision)
             if level is None or level > 1 or not is_gemm_layer(layer):
                 continue
-            tactic = layer.raw_dict.get("TacticName") or ""
+            tactic = layer.tactic_name or ""
             kernel = self.kernel(layer)
             if kernel.tensor_cores is not False:
                 continue

@@ -45,7 +45,7 @@ class QDQLinter(Linter):
             return ("Int8" in layer.inputs[0].format) ^ ("Int8" in layer.outputs[0].format)
         if layer.type in _QDQ_TYPES or layer.subtype in _QDQ_TYPES:
             return True
-        if layer.type == "Reformat" and layer.raw_dict.get("Origin") == "QDQ":
+        if layer.type == "Reformat" and layer.origin == "QDQ":
             return True
         ops = self._qdq_ops(layer)
         return bool(ops) and all(op in _QDQ_OPS for op in ops)

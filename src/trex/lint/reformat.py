@@ -67,7 +67,7 @@ class _ConversionLinter(Linter):
                 {"bytes_in": layer.inputs_size_bytes, "bytes_out": layer.outputs_size_bytes,
                  **self.layer_timing(i)},
                 mitigation, _CONVERSION_HELP,
-                origin=layer.raw_dict.get("Origin", ""),
+                origin=layer.origin or "",
                 **{"type conversion": f"{inp} -> {outp}",
                    "shape conversion": f"{layer.inputs[0].shape} -> {layer.outputs[0].shape}"}))
         if skipped:

@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from . import measurement
 from .measurement import Measured, describe_conditions, logged_conditions
 
@@ -106,10 +108,10 @@ def _facts(plan: EnginePlan) -> EngineFacts:
     detailed = plan.detailed
     device = plan.device
     measured = plan.measured
-    timed = int(plan.df["latency.avg_time"].notna().sum()) if len(plan.df) else 0
+    timed = int(np.count_nonzero(~np.isnan(plan.latency.avg)))
     return EngineFacts(
         name=plan.name,
-        layers=len(plan.df),
+        layers=len(plan.rows),
         detailed=detailed,
         profiles=list(plan.profiles),
         profile_id=plan.profile_id,
@@ -154,7 +156,7 @@ def precision_counts(plan: EnginePlan) -> dict[str, int]:
 
 
 def _counts(plan: EnginePlan, column: str, skip_missing: bool = False) -> dict[str, int]:
-    values = plan.df[column].tolist() if len(plan.df) else []
+    values = list(plan.column(column))
     counts = Counter(v if isinstance(v, str) else "None" for v in values
                      if isinstance(v, str) or not skip_missing)
     return dict(counts.most_common())

@@ -7,6 +7,7 @@ views read ``layer.stream`` or ``layer.onnx_nodes`` and never look into ``raw_di
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 from .table import (
@@ -32,6 +33,11 @@ def parameter_sizes(raw: dict[str, Any]) -> tuple[int, int, int]:
     INT4, BF16, FP4 included).
     """
     return weight_sizes(list(raw.items()))
+
+
+# Exported keys the Layer's own fields give (name, kinds, tactic name, tensors, ONNX nodes).
+_CONSUMED = frozenset({"Name", "LayerType", "ParameterType", "TacticName", "Inputs", "Outputs",
+                       "Metadata"})
 
 
 class Layer:
@@ -125,9 +131,22 @@ class Layer:
     def raw_dict(self, value: dict[str, Any]) -> None:
         self._raw = value
 
+    @property
+    def attributes(self) -> dict[str, Any]:
+        """The layer's attributes as exported (``Kernel``, ``Stride``, ``Groups``, ``Origin``,
+        ``Weights``, ...): its raw dict without the name, kinds, tactic name, tensors and ONNX
+        nodes, which the Layer's own fields give. Views read attributes here, never the raw dict."""
+        return {k: v for k, v in self.raw_dict.items() if k not in _CONSUMED}
+
+    def exported_fields(self) -> dict[str, Any]:
+        """Every field of the layer as exported but its tensors (``LayerType``, ``TacticName``,
+        ``Kernel``, ``Metadata``...): what TREx's tooltips, the ONNX export and the report's
+        details list."""
+        return {k: v for k, v in self.raw_dict.items() if k not in ("Inputs", "Outputs")}
+
     def attribute(self, key: str, default: Any = None) -> Any:
         """One attribute of the layer as exported (``Kernel``, ``Stride``, ``Groups``, ...)."""
-        return self.raw_dict.get(key, default)
+        return self.raw_dict.get(key, default) if key not in _CONSUMED else default
 
     def count_as_weights(self, names: set[str]) -> None:
         """Count the inputs named ``names`` as weights, not activations: constant tensors no layer
@@ -174,12 +193,14 @@ class Layer:
     def tooltip(self) -> str:
         """Every raw attribute but the tensors as ``key:value`` lines (TREx's node tooltip)."""
         skip = {"InputRegions", "OutputRegions", "Inputs", "Outputs", "ParameterType", "LayerName"}
-        return "".join(f"{k}:{v}\\n" for k, v in sorted(self.raw_dict.items()) if k not in skip)
+        return "".join(f"{k}:{v}\\n" for k, v in sorted(self.exported_fields().items())
+                       if k not in skip)
 
     def __repr__(self) -> str:
         return f"Layer({self.name})"
 
 
+@lru_cache(maxsize=8192)
 def math_precision(tactic: str | None, subtype: str | None, precision: str | None) -> str | None:
     """The math a layer's kernel runs (``TF32 HMMA``, ``FP16 HMMA``, ``INT8 IMMA``, ``FP32 FFMA``,
     ``INT8 DP4A``, ``INT8 CUDA cores``...), from the tactic's name (:mod:`trex.kernels`); a

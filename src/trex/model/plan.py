@@ -30,7 +30,7 @@ from . import loader, validation
 from .dataframe import MAX_COLUMNS, OTHER_ATTRIBUTES, LayerLatency, table_dataframe
 from .facts import summary_text
 from .graph import SYNC_TYPES, LayerGraph, bindings_of, infer_bindings_of
-from .layer import Layer
+from .layer import Layer, math_precision
 from .measurement import Measured, WarmUp, iteration_records, measured_figures, plan_warmup
 from .profiles import profile_of_name, strip_profile
 from .table import LayerTable, select_profile, unique_names
@@ -294,24 +294,26 @@ class EnginePlan(LayerGraph):
         self.total_weights_size = sum(table.weights_size(i) for i in rows)  # exact Python ints
         # TREx's figure: every layer's inputs and outputs, so a tensor counts once per use.
         self.total_act_size = sum(table.io_bytes(i) for i in rows)
+        dynamic = table.dynamic
+        self.dynamic_tensor_uses = sum(dynamic[i] for i in rows)  # uses with a -1 dimension
+
+    @cached_property
+    def total_activation_footprint(self) -> int:
+        """The true activation footprint: each activation tensor once (its largest view)."""
+        table = self.table
         unique: dict[str, int] = {}
-        dynamic = 0
         get = unique.get
         inputs, outputs, constants = table.inputs, table.outputs, table.constant_inputs
-        for i in rows:
+        for i in self.rows:
             for tensors in (inputs[i], outputs[i]):
                 for tensor in tensors:
-                    if tensor.is_dynamic:
-                        dynamic += 1
                     size = tensor.size_bytes
                     if size > get(tensor.name, -1):
                         unique[tensor.name] = size
             for tensor in constants[i]:  # weights, not activations
                 if unique.get(tensor.name) == tensor.size_bytes:
                     del unique[tensor.name]
-        # The true footprint: each activation tensor once.
-        self.total_activation_footprint = int(sum(unique.values()))
-        self.dynamic_tensor_uses = dynamic  # tensor uses with a -1 (dynamic) dimension
+        return int(sum(unique.values()))
 
     def _validate(self, io_shapes: dict[str, tuple[int, ...]]) -> None:
         if self.detailed:
@@ -351,13 +353,43 @@ class EnginePlan(LayerGraph):
                            f"{OTHER_ATTRIBUTES} column (JSON text)")
         return self._df
 
+    def column(self, name: str) -> list[Any] | np.ndarray:
+        """One of ``df``'s columns as values, from the plan's columns where it has them (no
+        DataFrame made): ``Name``, ``type``, ``subtype``, ``tactic``, ``precision``,
+        ``output_precision``, ``math_precision`` and the ``latency.*`` columns."""
+        table, rows = self.table, self.rows
+        latency = {"latency.time": self.latency.time, "latency.avg_time": self.latency.avg,
+                   "latency.median_time": self.latency.median,
+                   "latency.pct_time": self.latency.pct}
+        if name in latency:
+            return latency[name]
+        if name == "Name":
+            return [table.names[i] for i in rows]
+        if name == "type":
+            return [table.types[i] for i in rows]
+        if name == "subtype":
+            return [table.subtypes[i] for i in rows]
+        if name == "tactic":
+            return [table.tactic_names[i] or "TensorRT" for i in rows]
+        if name == "precision":
+            return [table.precision(i) for i in rows]
+        if name == "output_precision":
+            return [table.output_precision(i) for i in rows]
+        if name == "math_precision":
+            if self._df is not None:
+                return self._df["math_precision"].tolist()
+            return [math_precision(table.tactic_names[i], table.subtypes[i], table.precision(i))
+                    for i in rows]
+        return self.df[name].tolist()
+
     # ----------------------------------------------------------------- layers, made on demand
     @property
     def all_layers(self) -> list[Layer]:  # type: ignore[override]
         """Every layer (constants and signal/wait too) as TREx's Layer objects, made once."""
         if self._layer_objects is None:
             table = self.table
-            self._layer_objects = [Layer.from_table(table, i) for i in range(len(table))]
+            with gc_paused():
+                self._layer_objects = [Layer.from_table(table, i) for i in range(len(table))]
         return self._layer_objects
 
     @property

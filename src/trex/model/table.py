@@ -127,12 +127,14 @@ class LayerTable:
         self.weights_bytes: list[int] = [0] * n  # weights without bias
         self.bias_bytes: list[int] = [0] * n
         self.constant_inputs: list[list[Activation]] = [[] for _ in range(n)]
+        self.dynamic: list[int] = [0] * n  # tensor uses with a dynamic (-1) dimension
         self._fill(records)
 
     def _fill(self, records: Sequence[LayerRecord]) -> None:
         """Tensors, their sizes and the weights, in one pass (the hot loop of a load)."""
         memo: dict[tuple[Any, ...], tuple[Any, int, bool]] = {}
         get = memo.get
+        dynamic = self.dynamic
         made = Activation.made
         raws, raw_index = self.raws, self.raw_index
         inputs, outputs, in_bytes, out_bytes = self.inputs, self.outputs, self.in_bytes, \
@@ -147,13 +149,15 @@ class LayerTable:
                 for j, t in enumerate(tensors):
                     dims = t.dims
                     fmt = t.fmt or UNKNOWN_FORMAT
-                    key = (fmt, *dims)
+                    key = (id(fmt), *dims)  # the reader shares one value per format text
                     hit = get(key)
                     if hit is None:
                         hit = memo[key] = format_and_size(fmt, tuple(dims))
                     acts.append(made(t.name, dims, hit[0], hit[1], hit[2],
                                      (raws, position, side, j)))
                     total += hit[1]
+                    if hit[2]:
+                        dynamic[i] += 1
                 if side == "Inputs":
                     inputs[i], in_bytes[i] = acts, total
                 else:
@@ -207,7 +211,7 @@ class LayerTable:
         for column in ("raw_index", "names", "subtypes", "parameter_types", "types",
                        "tactic_names", "tactic_values", "origins", "onnx_nodes", "streams",
                        "inputs", "outputs", "in_bytes", "out_bytes", "weights_count",
-                       "weights_bytes", "bias_bytes", "constant_inputs"):
+                       "weights_bytes", "bias_bytes", "constant_inputs", "dynamic"):
             values = getattr(self, column)
             setattr(self, column, [values[r] for r in rows])
 
