@@ -19,7 +19,7 @@ from .layer_records import (
     RawLayers,
     decode_layers,
     records_from_dicts,
-    set_formats,
+    tensor_uses,
 )
 from .records import LayerInfo, as_text
 from .text import Head, decode, read_bytes
@@ -117,7 +117,7 @@ def names_only(names: list[str], bindings: list[str], io_tensors: list[dict[str,
     records = [LayerRecord(str(layer["Name"])) for layer in layers]
     return LayerInfo(records, [clean_name(b) for b in bindings], detailed=False,
                      io_tensors=list(io_tensors or []), source=source,
-                     raws=RawLayers(layers, decode=False))
+                     raws=RawLayers(layers, decode=False), uses=tensor_uses(records)[0])
 
 
 def finished(records: list[LayerRecord], raws: RawLayers, bindings: list[str],
@@ -136,14 +136,14 @@ def finished(records: list[LayerRecord], raws: RawLayers, bindings: list[str],
             for tensors in (record.inputs, record.outputs):
                 for tensor in tensors:
                     tensor.name = clean_name(tensor.name)
-    odd_dims = set_formats(records)
+    uses, odd_dims = tensor_uses(records)
     if odd_dims:
         shown = ", ".join(repr(n[:80]) for n in list(dict.fromkeys(odd_dims))[:3])
         warnings.append(f"{source}: {len(odd_dims)} tensors have a dimension that is not a size "
                         f"(below -1, above 2**48 or not a number), treated as dynamic (-1): "
                         f"layers {shown}")
     return LayerInfo(records, bindings, True, [t for t in io_tensors if isinstance(t, dict)],
-                     source, warnings, raws=raws)
+                     source, warnings, raws=raws, uses=uses)
 
 
 def normalise(

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+import numpy as np
 
 from .tensor_format import TensorFormat, parse_format
 
@@ -23,7 +25,6 @@ MAX_DIMENSION = 1 << 48  # no tensor dimension is larger; beyond this a file is 
 # The {Type, Count} attributes the records read typed; a layer with others (its raw slice names
 # "Count" more often) is measured from its raw dict instead (``extra_weights``).
 WEIGHT_KEYS = ("Weights", "Bias", "ConvWeights", "ConvBias", "Scale", "Shift", "Power")
-UNKNOWN_FORMAT = parse_format("")
 
 
 class TensorRecord(msgspec.Struct, rename={
@@ -40,7 +41,6 @@ class TensorRecord(msgspec.Struct, rename={
     data_type_lower: str | None = None
     format_text: str | None = None
     location: str | None = None
-    fmt: TensorFormat | None = None  # set by the reader (never in the file)
 
     def format_key(self) -> str:
         """The format as one text (TensorRT 11's split keys joined as 10.x spells them)."""
@@ -221,35 +221,74 @@ def _record_of(layer: dict[str, Any]) -> LayerRecord:
     return msgspec.convert(kept, LayerRecord, strict=False)
 
 
-def set_formats(records: list[LayerRecord]) -> list[str]:
-    """Parse every tensor's format into its value (once per distinct text) and check dimensions;
-    returns the names of layers with a dimension that is not a size (made -1: dynamic)."""
-    memo: dict[str | None, TensorFormat] = {}
-    checked: set[tuple[int, ...]] = set()  # shapes known to be plausible
+@dataclass
+class TensorUses:
+    """Every tensor use of the layers — each input and output of each record, in record order,
+    inputs before outputs — as columns: the record, the side, the place in its list, and the
+    tensor's name and (format, shape) as indices into ``names`` and ``shapes``."""
+
+    row: np.ndarray  # int64: the record
+    output: np.ndarray  # bool: an output (else an input)
+    position: np.ndarray  # int64: its place in the record's Inputs or Outputs
+    name: np.ndarray  # int64 into names
+    shape: np.ndarray  # int64 into shapes
+    names: list[str]
+    shapes: list[tuple[TensorFormat, tuple[int, ...]]]  # (format value, dimensions)
+
+    def __len__(self) -> int:
+        return len(self.name)
+
+
+def tensor_uses(records: list[LayerRecord]) -> tuple[TensorUses, list[str]]:
+    """The tensor uses of ``records``, each format parsed into its value once per distinct text;
+    also the names of layers with a dimension that is not a size (made -1: dynamic)."""
+    name_ids: dict[str, int] = {}
+    shape_ids: dict[tuple[Any, ...], int] = {}
+    formats: dict[str, TensorFormat] = {}
+    shapes: list[tuple[TensorFormat, tuple[int, ...]]] = []
+    names: list[str] = []
+    nids: list[int] = []
+    sids: list[int] = []
+    counts: list[int] = []
     odd: list[str] = []
-    get = memo.get
+    odd_shape: list[bool] = []  # per shape: a dimension was not a size
+    get_name, get_shape = name_ids.get, shape_ids.get
     for record in records:
         for tensors in (record.inputs, record.outputs):
-            for tensor in tensors:
-                key = tensor.text
-                if key is None:
-                    key = tensor.format_key()
-                fmt = get(key)
-                if fmt is None:
-                    fmt = memo[key] = parse_format(key)
-                tensor.fmt = fmt
-                dims = tensor.dims
-                if not dims and tensor.lower_dims:
-                    dims = tensor.dims = tensor.lower_dims
-                shape = tuple(dims)
-                if shape in checked:
-                    continue
-                if dims and (min(dims) < -1 or max(dims) > MAX_DIMENSION):
-                    tensor.dims = [d if -1 <= d <= MAX_DIMENSION else -1 for d in dims]
+            counts.append(len(tensors))
+            for t in tensors:
+                name = t.name
+                nid = get_name(name)
+                if nid is None:
+                    nid = name_ids[name] = len(names)
+                    names.append(name)
+                nids.append(nid)
+                text = t.text if t.text is not None else t.format_key()
+                dims = t.dims if t.dims or not t.lower_dims else t.lower_dims
+                key = (text, *dims)
+                sid = get_shape(key)
+                if sid is None:
+                    sid = shape_ids[key] = len(shapes)
+                    fmt = formats.get(text)
+                    if fmt is None:
+                        fmt = formats[text] = parse_format(text)
+                    bad = bool(dims) and (min(dims) < -1 or max(dims) > MAX_DIMENSION)
+                    if bad:
+                        dims = [d if -1 <= d <= MAX_DIMENSION else -1 for d in dims]
+                    shapes.append((fmt, tuple(dims)))
+                    odd_shape.append(bad)
+                if odd_shape[sid]:
                     odd.append(record.name)
-                else:
-                    checked.add(shape)
-    return odd
+                sids.append(sid)
+    count = np.asarray(counts, dtype=np.int64)
+    sides = len(count)
+    output = np.repeat(np.arange(sides) % 2 == 1, count)
+    row = np.repeat(np.arange(sides) // 2, count)
+    starts = np.repeat(np.cumsum(count) - count, count)
+    position = np.arange(len(nids), dtype=np.int64) - starts
+    uses = TensorUses(row, output, position, np.asarray(nids, dtype=np.int64),
+                      np.asarray(sids, dtype=np.int64), names, shapes)
+    return uses, odd
 
 
 def finite_count(value: Any) -> int | None:

@@ -39,6 +39,7 @@ class LayerInfo:
     warnings: list[str] = field(default_factory=list)
     has_weights: bool = True  # False when the source never lists weights (a build log's layers)
     raws: Any = None  # RawLayers: the exported dicts, one per record
+    uses: Any = None  # TensorUses: every input and output of every record, as columns
 
     @property
     def layers(self) -> list[dict[str, Any]]:

@@ -68,18 +68,18 @@ def table_dataframe(table: LayerTable, rows: list[int], latency: LayerLatency) -
     attribute columns from the layers as exported (decoded now, if they were not yet)."""
     n = len(rows)
     names, types, subtypes, tactics = table.names, table.types, table.subtypes, table.tactic_names
-    inputs, outputs = table.inputs, table.outputs
-    precision = [table.precision(i) for i in rows]
+    precisions = table.precisions
+    precision = [precisions[i] for i in rows]
     columns: dict[str, Any] = {
         "Name": [names[i] for i in rows],
         "type": [types[i] for i in rows],
         "subtype": [subtypes[i] for i in rows],
         "tactic": [tactics[i] or "TensorRT" for i in rows],
         # The tensors as exported (a folded NoOp's edge rewired to the producer's name).
-        "Inputs": [[t.raw for t in inputs[i]] for i in rows],
-        "Outputs": [[t.raw for t in outputs[i]] for i in rows],
+        "Inputs": [table.exported_tensors(i, False) for i in rows],
+        "Outputs": [table.exported_tensors(i, True) for i in rows],
         "precision": precision,
-        "output_precision": [table.output_precision(i) for i in rows],
+        "output_precision": [table.output_precisions[i] for i in rows],
         "math_precision": [math_precision(tactics[i], subtypes[i], p)
                            for i, p in zip(rows, precision)],
         # Numbers as typed arrays: pandas need not infer their type (int64 sizes are clamped;

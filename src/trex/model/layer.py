@@ -85,9 +85,9 @@ class Layer:
         layer.tactic_name = table.tactic_names[i]
         layer.tactic_value = table.tactic_values[i]
         layer.origin = table.origins[i]
-        layer._set(table.inputs[i], table.outputs[i], table.in_bytes[i], table.out_bytes[i],
+        layer._set(table.inputs(i), table.outputs(i), table.in_bytes[i], table.out_bytes[i],
                    table.weights_count[i], table.weights_bytes[i], table.bias_bytes[i],
-                   table.constant_inputs[i])
+                   table.constant_inputs(i))
         return layer
 
     def _set(self, inputs: list[Activation], outputs: list[Activation], size_in: int,

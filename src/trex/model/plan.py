@@ -29,7 +29,7 @@ from ..perf import gc_paused
 from . import loader, validation
 from .dataframe import MAX_COLUMNS, OTHER_ATTRIBUTES, LayerLatency, table_dataframe
 from .facts import summary_text
-from .graph import SYNC_TYPES, LayerGraph, bindings_of, infer_bindings_of
+from .graph import SYNC_TYPES, LayerGraph
 from .layer import Layer, math_precision
 from .measurement import Measured, WarmUp, iteration_records, measured_figures, plan_warmup
 from .profiles import profile_of_name, strip_profile
@@ -168,24 +168,25 @@ class EnginePlan(LayerGraph):
         records = [info.records[p] for p in positions]
         names = unique_names([r.name for r in records])
         self._profile_layer_names = set(names)  # profile rows of layers the plan folds away
-        table = self.table = LayerTable(records, positions, info.raws, names)
+        table = self.table = LayerTable(records, positions, info.raws, names, info.uses)
         bindings = _bindings_for_profile(info.bindings, self.profile_id)
         self.dla = table.mark_dla()
         if not bindings:  # a log's binding lines name them; else the graph's loose ends
             bindings = logged_io()
         if not bindings:
-            bindings = infer_bindings_of(table.inputs, table.outputs)
+            bindings = table.loose_ends()
             if self.detailed and bindings:
                 self._warn(f"no Bindings in {self.graph_file}: inferred {len(bindings)} from the "
                            "graph")
         table.fold_no_ops({strip_profile(b) for b in bindings} | set(bindings))
         self.bindings: list[str] = bindings
-        types = table.types
-        self.rows: list[int] = [i for i, t in enumerate(types)
-                                if t != "Constant" and t not in SYNC_TYPES]  # plan.df's rows
-        if self.detailed:
-            _count_constants_as_weights(table, self.rows, bindings)
-        self._layer_objects: list[Layer] | None = None
+        types, alive = table.types, table.alive.tolist()
+        self._kept = [i for i in range(len(types)) if alive[i]]  # the layers (NoOps folded)
+        self.rows: list[int] = [i for i in self._kept
+                                if types[i] != "Constant" and types[i] not in SYNC_TYPES]
+        if self.detailed:  # plan.df's rows ^; their inputs no layer writes are weights
+            table.count_constants(self.rows, {strip_profile(b) for b in bindings} | set(bindings))
+        self._layer_objects: dict[int, Layer] | None = None
 
     def _read_profile(self, path: str | os.PathLike[str], run_index: int | None,
                       cache: InputCache) -> ProfileRun:
@@ -291,29 +292,16 @@ class EnginePlan(LayerGraph):
         table, rows = self.table, self.rows
         avg = self.latency.avg
         self.total_runtime = float(np.nansum(avg)) if self.has_profile else math.nan
-        self.total_weights_size = sum(table.weights_size(i) for i in rows)  # exact Python ints
+        self.total_weights_size = table.total(table.weights_bytes, rows, table.bias_bytes)
         # TREx's figure: every layer's inputs and outputs, so a tensor counts once per use.
-        self.total_act_size = sum(table.io_bytes(i) for i in rows)
+        self.total_act_size = table.total(table.in_bytes, rows, table.out_bytes)
         dynamic = table.dynamic
         self.dynamic_tensor_uses = sum(dynamic[i] for i in rows)  # uses with a -1 dimension
 
     @cached_property
     def total_activation_footprint(self) -> int:
         """The true activation footprint: each activation tensor once (its largest view)."""
-        table = self.table
-        unique: dict[str, int] = {}
-        get = unique.get
-        inputs, outputs, constants = table.inputs, table.outputs, table.constant_inputs
-        for i in self.rows:
-            for tensors in (inputs[i], outputs[i]):
-                for tensor in tensors:
-                    size = tensor.size_bytes
-                    if size > get(tensor.name, -1):
-                        unique[tensor.name] = size
-            for tensor in constants[i]:  # weights, not activations
-                if unique.get(tensor.name) == tensor.size_bytes:
-                    del unique[tensor.name]
-        return int(sum(unique.values()))
+        return self.table.activation_footprint(self.rows)
 
     def _validate(self, io_shapes: dict[str, tuple[int, ...]]) -> None:
         if self.detailed:
@@ -372,43 +360,48 @@ class EnginePlan(LayerGraph):
         if name == "tactic":
             return [table.tactic_names[i] or "TensorRT" for i in rows]
         if name == "precision":
-            return [table.precision(i) for i in rows]
+            return [table.precisions[i] for i in rows]
         if name == "output_precision":
-            return [table.output_precision(i) for i in rows]
+            return [table.output_precisions[i] for i in rows]
         if name == "math_precision":
             if self._df is not None:
                 return self._df["math_precision"].tolist()
-            return [math_precision(table.tactic_names[i], table.subtypes[i], table.precision(i))
+            precisions = table.precisions
+            return [math_precision(table.tactic_names[i], table.subtypes[i], precisions[i])
                     for i in rows]
         return self.df[name].tolist()
 
     # ----------------------------------------------------------------- layers, made on demand
-    @property
-    def all_layers(self) -> list[Layer]:  # type: ignore[override]
-        """Every layer (constants and signal/wait too) as TREx's Layer objects, made once."""
+    def _layer(self, rows: list[int]) -> list[Layer]:
+        """TREx's Layer objects of these rows of the table, each made once."""
         if self._layer_objects is None:
             table = self.table
             with gc_paused():
-                self._layer_objects = [Layer.from_table(table, i) for i in range(len(table))]
-        return self._layer_objects
+                self._layer_objects = {i: Layer.from_table(table, i) for i in self._kept}
+        made = self._layer_objects
+        return [made[i] for i in rows]
+
+    @property
+    def all_layers(self) -> list[Layer]:  # type: ignore[override]
+        """Every layer (constants and signal/wait too; NoOps folded) as TREx's Layer objects."""
+        return self._layer(self._kept)
 
     @property
     def layers(self) -> list[Layer]:  # type: ignore[override]
         """The layers of ``df``'s rows, in engine order."""
-        every = self.all_layers
-        return [every[i] for i in self.rows] if len(self.rows) != len(every) else every
+        return self._layer(self.rows)
 
     @property
     def constants(self) -> list[Layer]:  # type: ignore[override]
         """The Constant layers (not rows of ``df``, as in TREx)."""
-        every = self.all_layers
-        return [every[i] for i, t in enumerate(self.table.types) if t == "Constant"]
+        types = self.table.types
+        return self._layer([i for i in self._kept if types[i] == "Constant"])
 
     @property
     def sync_layers(self) -> list[Layer]:  # type: ignore[override]
         """The signal/wait layers that order auxiliary streams."""
-        every = self.all_layers
-        return [every[i] for i, t in enumerate(self.table.types) if t in SYNC_TYPES]
+        types = self.table.types
+        return self._layer([i for i in self._kept if types[i] in SYNC_TYPES])
 
     @property
     def stream_count(self) -> int:
@@ -418,9 +411,7 @@ class EnginePlan(LayerGraph):
 
     @cached_property
     def _bindings_found(self) -> tuple[list[Activation], list[Activation]]:
-        table = self.table
-        return bindings_of(self.bindings, [table.inputs[i] for i in self.rows],
-                           [table.outputs[i] for i in self.rows])
+        return self.table.bindings_in(self.bindings, self.rows)
 
     def get_layers_by_type(self, layer_type: str) -> pd.DataFrame:
         """TREx's view of one layer type: its columns renamed ``attr.*``, convolutions annotated."""
@@ -451,20 +442,6 @@ def _version(cache: InputCache, inputs: loader.PlanInputs) -> str | None:
             if version:
                 return version
     return None
-
-
-def _count_constants_as_weights(table: LayerTable, rows: list[int], bindings: list[str]) -> None:
-    """Inputs that no layer writes (or only a Constant layer does) and that are not engine inputs
-    are constants: TensorRT 10 Myelin GEMMs read their weights, bias and scales this way."""
-    types = table.types
-    written = {t.name for i, outs in enumerate(table.outputs) if types[i] != "Constant"
-               for t in outs}
-    engine_io = {strip_profile(b) for b in bindings} | set(bindings)
-    for i in rows:
-        names = {t.name for t in table.inputs[i] if t.name not in written
-                 and t.name not in engine_io and strip_profile(t.name) not in engine_io}
-        if names:
-            table.count_as_weights(i, names)
 
 
 def _bindings_for_profile(bindings: list[str], profile_id: int) -> list[str]:

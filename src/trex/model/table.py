@@ -1,22 +1,26 @@
-"""The plan's layers as columns: one pass over the readers' typed records, no object per layer.
+"""The plan's layers as columns: the readers' typed records and tensor uses, no object per layer.
 
 :class:`LayerTable` holds every per-layer fact the plan and its analyses read — name, kinds,
-tactic, ONNX nodes, stream, tensors (:class:`~trex.model.tensors.Activation` values built from
-the records' shape and format values), sizes, weights — as lists and arrays in engine order.
-TREx's :class:`~trex.model.layer.Layer` objects and ``plan.df`` are made from these columns when
-first asked for. NoOp folding, DLA marking and constants-as-weights work on the columns too.
+tactic, ONNX nodes, stream, sizes, weights — as lists and arrays in engine order, and the tensors
+as the reader's :class:`~trex.formats.layer_records.TensorUses` columns (each use's layer, side,
+place, tensor name id and (format, shape) id). NoOp folding, constants-as-weights, bindings and
+the graph checks work on those arrays; TREx's :class:`~trex.model.layer.Layer` objects, their
+:class:`~trex.model.tensors.Activation` tensors and ``plan.df`` are made from them when first
+asked for.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
-from ..formats.layer_records import UNKNOWN_FORMAT, LayerRecord
-from ..formats.tensor_format import dtype_bytes
-from .profiles import profile_of_name
+import numpy as np
+
+from ..formats.layer_records import LayerRecord, TensorUses
+from ..formats.tensor_format import TensorFormat, dtype_bytes
+from .profiles import profile_of_name, strip_profile
 from .tensors import Activation, format_and_size
 
 INT64_MAX = 2**63 - 1
@@ -68,22 +72,20 @@ def weight_sizes(weight_dicts: Sequence[tuple[str, Any]]) -> tuple[int, int, int
     for key, value in weight_dicts:
         if type(value) is not dict or "Count" not in value or "Type" not in value:
             continue
-        try:
-            n = int(value["Count"])
-        except (TypeError, ValueError, OverflowError):  # None, "abc", NaN, inf
-            continue
-        size = _bytes_of(str(value["Type"]), n)
+        n = value["Count"]
+        if type(n) is not int:
+            try:
+                n = int(n)
+            except (TypeError, ValueError, OverflowError):  # None, "abc", NaN, inf
+                continue
+        dtype = value["Type"]
+        size = _bytes_of(dtype if type(dtype) is str else str(dtype), n)
         if "bias" in key.lower():
             bias += size
         else:
             count += n
             weights += size
     return count, weights, bias
-
-
-def int64(size: int) -> int:
-    """Clamp a byte count to int64, the df's dtype (only a corrupt file's dimensions get beyond)."""
-    return max(-INT64_MAX, min(size, INT64_MAX))
 
 
 @lru_cache(maxsize=4096)
@@ -96,20 +98,27 @@ def _bytes_of(dtype: str, n: int) -> int:
         return n * int(element_bytes * 8) // 8
 
 
+def int64(size: int) -> int:
+    """Clamp a byte count to int64, the df's dtype (only a corrupt file's dimensions get beyond)."""
+    return max(-INT64_MAX, min(size, INT64_MAX))
+
+
 class LayerTable:
     """Every layer of one profile of the engine, in engine order, as columns.
 
-    ``raw_index[i]`` is row i's position among the reader's raw layers (``raws``): TREx's
-    ``raw_dict`` and the df's attribute columns are read from there, on demand."""
+    Row i is ``records[i]`` of the selected profile; ``raw_index[i]`` its position among the
+    reader's raw layers, from which TREx's ``raw_dict`` and the df's attribute columns are read on
+    demand. Tensor uses are rows of the ``use_*`` arrays, ordered by layer, inputs before outputs;
+    ``use_shape`` indexes ``shapes`` (format, dimensions) and ``use_name`` ``tensor_names``.
+    Folded NoOps stay as rows with ``alive`` False."""
 
     def __init__(self, records: Sequence[LayerRecord], positions: Sequence[int], raws: Any,
-                 names: Sequence[str]):
+                 names: Sequence[str], uses: TensorUses):
         n = len(records)
         self.raws = raws
         self.raw_index: list[int] = list(positions)
         self.names: list[str] = list(names)
         self.subtypes: list[str] = [r.layer_type for r in records]
-        self.parameter_types: list[str | None] = [r.parameter_type for r in records]
         self.types: list[str] = [layer_kind(name, r.layer_type, r.parameter_type)
                                  for name, r in zip(self.names, records)]
         self.tactic_names: list[str | None] = [r.tactic_name for r in records]
@@ -117,74 +126,133 @@ class LayerTable:
         self.origins: list[str | None] = [r.origin for r in records]
         self.onnx_nodes: list[list[str]] = [r.metadata if type(r.metadata) is list else []
                                             for r in records]
-        self.streams: list[int] = [s if type(s) is int and 0 <= s < 1 << 31 else stream_id(s)
-                                   for s in (r.stream for r in records)]
-        self.inputs: list[list[Activation]] = [[] for _ in range(n)]
-        self.outputs: list[list[Activation]] = [[] for _ in range(n)]
-        self.in_bytes: list[int] = [0] * n
-        self.out_bytes: list[int] = [0] * n
+        self.streams: list[int] = [0 if s is None else s if type(s) is int and 0 <= s < 1 << 31
+                                   else stream_id(s) for s in (r.stream for r in records)]
+        self.alive = np.ones(n, dtype=bool)  # False for folded NoOps
         self.weights_count: list[int] = [0] * n
         self.weights_bytes: list[int] = [0] * n  # weights without bias
         self.bias_bytes: list[int] = [0] * n
-        self.constant_inputs: list[list[Activation]] = [[] for _ in range(n)]
-        self.dynamic: list[int] = [0] * n  # tensor uses with a dynamic (-1) dimension
-        self._fill(records)
-
-    def _fill(self, records: Sequence[LayerRecord]) -> None:
-        """Tensors, their sizes and the weights, in one pass (the hot loop of a load)."""
-        memo: dict[tuple[Any, ...], tuple[Any, int, bool]] = {}
-        get = memo.get
-        dynamic = self.dynamic
-        made = Activation.made
-        raws, raw_index = self.raws, self.raw_index
-        inputs, outputs, in_bytes, out_bytes = self.inputs, self.outputs, self.in_bytes, \
-            self.out_bytes
         for i, record in enumerate(records):
-            position = raw_index[i]
-            for side, tensors in (("Inputs", record.inputs), ("Outputs", record.outputs)):
-                if not tensors:
-                    continue
-                acts = []
-                total = 0
-                for j, t in enumerate(tensors):
-                    dims = t.dims
-                    fmt = t.fmt or UNKNOWN_FORMAT
-                    key = (id(fmt), *dims)  # the reader shares one value per format text
-                    hit = get(key)
-                    if hit is None:
-                        hit = memo[key] = format_and_size(fmt, tuple(dims))
-                    acts.append(made(t.name, dims, hit[0], hit[1], hit[2],
-                                     (raws, position, side, j)))
-                    total += hit[1]
-                    if hit[2]:
-                        dynamic[i] += 1
-                if side == "Inputs":
-                    inputs[i], in_bytes[i] = acts, total
-                else:
-                    outputs[i], out_bytes[i] = acts, total
             if record.extra_weights:  # other {Type, Count} attributes: the raw dict has them all
-                self._weights(i, list(raws[position].items()))
-            else:
-                weights = record.weight_dicts()
-                if weights:
-                    self._weights(i, weights)
+                self.weights_count[i], self.weights_bytes[i], self.bias_bytes[i] = \
+                    weight_sizes(list(raws[self.raw_index[i]].items()))
+            elif record.weights is not None or record.bias is not None or \
+                    record.conv_weights is not None or record.conv_bias is not None or \
+                    record.scale is not None or record.shift is not None or \
+                    record.power is not None:
+                self.weights_count[i], self.weights_bytes[i], self.bias_bytes[i] = \
+                    weight_sizes(record.weight_dicts())
+        self._select_uses(uses, positions)
+        self.constant = np.zeros(len(self.use_row), dtype=bool)  # inputs that are weights
+        self.renamed: dict[int, str] = {}  # input use -> the producer's name (a folded NoOp)
+        self.alias: dict[int, int] = {}  # output use -> the binding NoOp's output use it became
+        self._activations: dict[int, Activation] = {}
 
-    def _weights(self, i: int, weights: list[tuple[str, Any]]) -> None:
-        self.weights_count[i], self.weights_bytes[i], self.bias_bytes[i] = weight_sizes(weights)
+    def _select_uses(self, uses: TensorUses, positions: Sequence[int]) -> None:
+        """The tensor uses of the selected records (their row: the record's place among them)."""
+        n = len(positions)
+        if n and len(uses.row) and (positions[-1] != n - 1 or int(uses.row[-1]) >= n):
+            where = np.full(max(positions[-1], int(uses.row.max())) + 1, -1, dtype=np.int64)
+            where[np.asarray(positions, dtype=np.int64)] = np.arange(n)
+            row = where[uses.row]
+            keep = row >= 0
+            row = row[keep]
+            uses = TensorUses(row, uses.output[keep], uses.position[keep], uses.name[keep],
+                              uses.shape[keep], uses.names, uses.shapes)
+        self.use_row: np.ndarray = uses.row
+        self.use_output: np.ndarray = uses.output
+        self.use_position: np.ndarray = uses.position
+        self.use_name: np.ndarray = uses.name.copy()
+        self.use_shape: np.ndarray = uses.shape
+        self.tensor_names: list[str] = uses.names
+        stored = [format_and_size(fmt, dims) for fmt, dims in uses.shapes]
+        self.shapes: list[tuple[TensorFormat, tuple[int, ...]]] = [
+            (fmt, dims) for (fmt, _, _), (_, dims) in zip(stored, uses.shapes)]
+        self.shape_size: list[int] = [size for _, size, _ in stored]
+        self.shape_dynamic = np.asarray([dyn for _, _, dyn in stored], dtype=bool)
+        # Where each row's inputs and outputs start among the uses (row i: 2i and 2i + 1).
+        key = 2 * self.use_row + self.use_output
+        counts = np.bincount(key, minlength=2 * len(self.names))
+        self._starts: list[int] = np.concatenate(([0], np.cumsum(counts))).tolist()
 
     def __len__(self) -> int:
         return len(self.names)
 
-    # ------------------------------------------------------------------ derived columns
-    def precision(self, i: int) -> str | None:
-        """Row i's precision: its first input's data type (TREx's rule)."""
-        ins = self.inputs[i]
-        return ins[0].precision if ins else None
+    # ------------------------------------------------------------------ tensors as objects
+    def uses(self, i: int, output: bool) -> range:
+        """The uses of row i's inputs (or outputs), in their order."""
+        key = 2 * i + output
+        return range(self._starts[key], self._starts[key + 1])
 
-    def output_precision(self, i: int) -> str:
-        """Row i's first output's data type ("" without outputs)."""
-        outs = self.outputs[i]
-        return outs[0].precision if outs else ""
+    def activation(self, use: int) -> Activation:
+        """The tensor of one use as TREx's Activation (made once)."""
+        act = self._activations.get(use)
+        if act is not None:
+            return act
+        if use in self.alias:  # the binding NoOp's output, as the producer's output
+            act = self.activation(self.alias[use])
+        else:
+            fmt, dims = self.shapes[int(self.use_shape[use])]
+            sid = int(self.use_shape[use])
+            source: Any = (self.raws, self.raw_index[int(self.use_row[use])],
+                           "Outputs" if self.use_output[use] else "Inputs",
+                           int(self.use_position[use]))
+            name = self.tensor_names[int(self.use_name[use])]
+            make = Activation.made
+            if use in self.renamed:  # a rewired edge: the tensor as exported, under a new name
+                exported = make(name, list(dims), fmt, self.shape_size[sid], False, source)
+                source = ("renamed", exported, name)
+            act = make(name, list(dims), fmt, self.shape_size[sid],
+                       bool(self.shape_dynamic[sid]), source)
+        self._activations[use] = act
+        return act
+
+    def inputs(self, i: int) -> list[Activation]:
+        """Row i's inputs as Activations (constants included)."""
+        return [self.activation(u) for u in self.uses(i, False)]
+
+    def outputs(self, i: int) -> list[Activation]:
+        """Row i's outputs as Activations."""
+        return [self.activation(u) for u in self.uses(i, True)]
+
+    def constant_inputs(self, i: int) -> list[Activation]:
+        """Row i's inputs that are weights (constant tensors no layer writes)."""
+        return [self.activation(u) for u in self.uses(i, False) if self.constant[u]]
+
+    def exported_tensors(self, i: int, output: bool) -> list[dict[str, Any]]:
+        """Row i's tensors as exported (TREx's ``Inputs``/``Outputs``), edges rewired."""
+        span = self.uses(i, output)
+        if (self.renamed or self.alias) and any(u in self.renamed or u in self.alias
+                                                for u in span):
+            return [self.activation(u).raw for u in span]
+        exported = self.raws[self.raw_index[i]]["Outputs" if output else "Inputs"]
+        return list(exported[:len(span)])
+
+    # ------------------------------------------------------------------ derived columns
+    @cached_property
+    def in_bytes(self) -> list[int]:
+        """Per row, the bytes of its inputs, constants left out (they are weights)."""
+        return self._side_bytes(~self.use_output & ~self.constant)
+
+    @cached_property
+    def out_bytes(self) -> list[int]:
+        """Per row, the bytes of its outputs."""
+        return self._side_bytes(self.use_output)
+
+    def _side_bytes(self, mask: np.ndarray) -> list[int]:
+        totals = [0] * len(self.names)
+        sizes = self.shape_size
+        for row, sid in zip(self.use_row[mask].tolist(), self.use_shape[mask].tolist()):
+            totals[row] += sizes[sid]
+        return totals
+
+    def total(self, column: list[int], rows: Sequence[int], other: list[int] | None = None) -> int:
+        """The sum over ``rows`` of a byte column (plus ``other``), each row clamped to int64 as
+        the df's are (only a corrupt file's dimensions get beyond)."""
+        values = [column[i] + other[i] for i in rows] if other is not None else \
+            [column[i] for i in rows]
+        total = sum(values)
+        return total if total <= INT64_MAX else sum(int64(v) for v in values)
 
     def io_bytes(self, i: int) -> int:
         """Input and output bytes of row i, constants left out (they are weights)."""
@@ -194,72 +262,100 @@ class LayerTable:
         """Weights and bias bytes of row i."""
         return int64(self.weights_bytes[i] + self.bias_bytes[i])
 
+    @cached_property
+    def precisions(self) -> list[str | None]:
+        """Per row, its first input's data type (TREx's precision), None without inputs."""
+        return self._first_precision(False, None)
+
+    @cached_property
+    def output_precisions(self) -> list[str]:
+        """Per row, its first output's data type, "" without outputs."""
+        return self._first_precision(True, "")
+
+    def _first_precision(self, output: bool, absent: Any) -> list[Any]:
+        out: list[Any] = [absent] * len(self.names)
+        shapes = self.shapes
+        firsts = np.flatnonzero((self.use_position == 0) & (self.use_output == output))
+        for row, use in zip(self.use_row[firsts].tolist(), firsts.tolist()):
+            if use in self.alias:
+                use = self.alias[use]
+            out[row] = shapes[int(self.use_shape[use])][0].precision
+        return out
+
+    @cached_property
+    def dynamic(self) -> list[int]:
+        """Per row, its tensor uses with a dynamic (-1) dimension."""
+        flags = self.shape_dynamic[self.use_shape]
+        counts: list[int] = np.bincount(self.use_row[flags], minlength=len(self.names)).tolist()
+        return counts
+
+    def row_uses(self, rows: Sequence[int], output: bool) -> np.ndarray:
+        """The uses of the inputs (or outputs) of ``rows`` (engine order)."""
+        wanted = np.zeros(len(self.names), dtype=bool)
+        wanted[np.asarray(rows, dtype=np.int64)] = True
+        return np.flatnonzero(wanted[self.use_row] & (self.use_output == output))
+
+    def activation_footprint(self, rows: Sequence[int]) -> int:
+        """Bytes of the activations of ``rows``, each tensor once (its largest view): the
+        constants (weights) left out."""
+        largest: dict[int, int] = {}
+        get = largest.get
+        sizes = self.shape_size
+        wanted = np.zeros(len(self.names), dtype=bool)
+        wanted[np.asarray(rows, dtype=np.int64)] = True
+        uses = np.flatnonzero(wanted[self.use_row] & ~self.constant)
+        shape = self.use_shape.copy()
+        for use, source in self.alias.items():
+            shape[use] = self.use_shape[source]
+        for name, sid in zip(self.use_name[uses].tolist(), shape[uses].tolist()):
+            size = sizes[sid]
+            if size > get(name, -1):
+                largest[name] = size
+        return int(sum(largest.values()))
+
     # ------------------------------------------------------------------ graph edits
-    def count_as_weights(self, i: int, names: set[str]) -> None:
-        """Row i's inputs named ``names`` are weights, not activations (constant tensors)."""
-        constants = [t for t in self.inputs[i] if t.name in names]
-        if not constants:
-            return
-        size = sum(t.size_bytes for t in constants)
-        self.constant_inputs[i] = constants
-        self.in_bytes[i] -= size
-        self.weights_bytes[i] += size
-        self.weights_count[i] += sum(math.prod(max(d, 1) for d in t.shape) for t in constants)
-
-    def keep(self, rows: list[int]) -> None:
-        """Keep only these rows (in this order)."""
-        for column in ("raw_index", "names", "subtypes", "parameter_types", "types",
-                       "tactic_names", "tactic_values", "origins", "onnx_nodes", "streams",
-                       "inputs", "outputs", "in_bytes", "out_bytes", "weights_count",
-                       "weights_bytes", "bias_bytes", "constant_inputs", "dynamic"):
-            values = getattr(self, column)
-            setattr(self, column, [values[r] for r in rows])
-
     def fold_no_ops(self, bindings: set[str]) -> None:
         """Remove NoOp rows, reconnecting their consumers to the NoOp's input: the edge is
         rewired (the producer's tensor name), the shape and format stay what the consumer reads
         (a GEMM reading the flattened [1, C] behind a folded reshape of [1, C, 1, 1] keeps
         [1, C]). A NoOp whose output is a binding instead renames its producer's output."""
-        types = self.types
-        no_ops = [i for i in range(len(types)) if types[i] == "NoOp"
-                  and self.inputs[i] and self.outputs[i]]
-        if not no_ops:
-            if "NoOp" in types:
-                self.keep([i for i in range(len(types)) if types[i] != "NoOp"])
+        no_op = np.asarray([t == "NoOp" for t in self.types], dtype=bool)
+        if not no_op.any():
             return
-        forward = {self.outputs[i][0].name: self.inputs[i][0].name for i in no_ops}
-        by_output = {self.outputs[i][0].name: i for i in no_ops}
-        backward: dict[str, Activation] = {}
-        for i in no_ops:
-            out = self.outputs[i][0]
-            if out.name not in bindings:
+        self.alive &= ~no_op
+        starts = self._starts
+        folding = [i for i in np.flatnonzero(no_op).tolist()
+                   if starts[2 * i] < starts[2 * i + 1] and starts[2 * i + 1] < starts[2 * i + 2]]
+        if not folding:
+            return
+        name = self.use_name
+        first_in = {i: starts[2 * i] for i in folding}
+        first_out = {i: starts[2 * i + 1] for i in folding}
+        forward = {int(name[first_out[i]]): int(name[first_in[i]]) for i in folding}
+        by_output = {int(name[first_out[i]]): i for i in folding}
+        backward: dict[int, int] = {}  # producer's tensor -> the binding NoOp's output use
+        for i in folding:
+            if self.tensor_names[int(name[first_out[i]])] not in bindings:
                 continue
             first, hops = i, 0  # walk up a chain of NoOps to the real producer's tensor
-            while self.inputs[first][0].name in by_output and hops < len(no_ops):
-                first, hops = by_output[self.inputs[first][0].name], hops + 1
-            backward[self.inputs[first][0].name] = out
-
-        def resolve(act: Activation) -> Activation:
-            name, seen = act.name, 0
-            while name in forward and seen < len(forward):
-                name, seen = forward[name], seen + 1
-            return act if name == act.name else act.renamed(name)
-
-        kept = [i for i in range(len(types)) if types[i] != "NoOp"]
-        rewired = set(forward)
-        renamed = set(backward)
-        for i in kept:
-            ins, outs = self.inputs[i], self.outputs[i]
-            for t in ins:
-                if t.name in rewired:
-                    self.inputs[i] = [resolve(t) for t in ins]
-                    break
-            if renamed:
-                for t in outs:
-                    if t.name in renamed:
-                        self.outputs[i] = [backward.get(t.name, t) for t in outs]
-                        break
-        self.keep(kept)
+            while int(name[first_in[first]]) in by_output and hops < len(folding):
+                first, hops = by_output[int(name[first_in[first]])], hops + 1
+            backward[int(name[first_in[first]])] = first_out[i]
+        alive = self.alive[self.use_row]
+        rewired = alive & ~self.use_output & np.isin(name, np.fromiter(forward, np.int64))
+        for use in np.flatnonzero(rewired).tolist():
+            target, seen = int(name[use]), 0
+            while target in forward and seen < len(forward):
+                target, seen = forward[target], seen + 1
+            if target != int(name[use]):
+                self.renamed[use] = self.tensor_names[target]
+                name[use] = target
+        if backward:
+            renamed = alive & self.use_output & np.isin(name, np.fromiter(backward, np.int64))
+            for use in np.flatnonzero(renamed).tolist():
+                source = backward[int(name[use])]
+                self.alias[use] = source
+                name[use] = name[source]
 
     def mark_dla(self) -> bool:
         """In an engine with DLA copies, the ``{...}`` subgraphs are DLA loadables, not Myelin
@@ -271,6 +367,63 @@ class LayerTable:
             if name.startswith("{") and name.endswith("}") and types[i] in ("Myelin", "Unknown"):
                 types[i] = "DLA"
         return True
+
+    def count_constants(self, rows: Sequence[int], engine_io: set[str]) -> None:
+        """Inputs of ``rows`` that no layer writes (or only a Constant layer does) and that are
+        not engine inputs are constants: weights, not activations (TensorRT 10 Myelin GEMMs read
+        their weights, bias and scales this way)."""
+        not_constant = np.asarray([t != "Constant" for t in self.types], dtype=bool)
+        writers = (self.alive & not_constant)[self.use_row] & self.use_output
+        written = np.zeros(len(self.tensor_names), dtype=bool)
+        written[self.use_name[writers]] = True
+        candidates = self.row_uses(rows, False)
+        candidates = candidates[~written[self.use_name[candidates]]]
+        names = self.tensor_names
+        for use in candidates.tolist():
+            name = names[int(self.use_name[use])]
+            if name in engine_io or strip_profile(name) in engine_io:
+                continue
+            self.constant[use] = True
+            row, sid = int(self.use_row[use]), int(self.use_shape[use])
+            self.weights_bytes[row] += self.shape_size[sid]
+            self.weights_count[row] += math.prod(max(d, 1) for d in self.shapes[sid][1])
+        self.__dict__.pop("in_bytes", None)  # made again without the constants
+
+    # ------------------------------------------------------------------ the graph's tensors
+    def loose_ends(self) -> list[str]:
+        """Tensors read and never written (graph inputs, constants' names left out) then tensors
+        written and never read (graph outputs), in engine order: the bindings of an export that
+        names none."""
+        read = self._first_names(~self.use_output)
+        written = self._first_names(self.use_output)
+        written_set, read_set = set(written), set(read)
+        return [n for n in read if n not in written_set and "const" not in n.lower()] + \
+            [n for n in written if n not in read_set]
+
+    def _first_names(self, mask: np.ndarray) -> list[str]:
+        """Tensor names of the masked uses, each once, in order of first use."""
+        ids = self.use_name[mask]
+        unique, first = np.unique(ids, return_index=True)
+        return [self.tensor_names[k] for k in unique[np.argsort(first, kind="stable")].tolist()]
+
+    def bindings_in(self, bindings: list[str], rows: Sequence[int]
+                    ) -> tuple[list[Activation], list[Activation]]:
+        """(input bindings, output bindings) as ``rows`` see them, each tensor once, in engine
+        order: a binding read and not written by the rows is an input, one written an output."""
+        wanted = {strip_profile(b) for b in bindings}
+        is_binding = np.asarray([n in wanted or ("[profile " in n and strip_profile(n) in wanted)
+                                 for n in self.tensor_names], dtype=bool)
+        ins, outs = self.row_uses(rows, False), self.row_uses(rows, True)
+        produced = np.zeros(len(self.tensor_names), dtype=bool)
+        produced[self.use_name[outs]] = True
+        ins = ins[is_binding[self.use_name[ins]] & ~produced[self.use_name[ins]]]
+        outs = outs[is_binding[self.use_name[outs]]]
+        return self._first_of(ins), self._first_of(outs)
+
+    def _first_of(self, uses: np.ndarray) -> list[Activation]:
+        """The Activations of ``uses``, one per tensor name (its first use), in order."""
+        _, first = np.unique(self.use_name[uses], return_index=True)
+        return [self.activation(u) for u in uses[np.sort(first)].tolist()]
 
 
 def profiles_of(records: Sequence[LayerRecord]) -> list[int]:

@@ -12,7 +12,6 @@ import pandas as pd
 from ..formats.records import ProfileRecord, ProfileRun
 from ..formats.units import PLAUSIBLE_MS
 from .control_flow import is_back_edge
-from .graph import LayerGraph
 from .table import LayerTable
 from .tensors import Activation
 
@@ -25,14 +24,6 @@ def sample(names: list[str]) -> str:
     return shown + (", ..." if len(names) > SAMPLES else "")
 
 
-def check_graph(graph: LayerGraph, known_shapes: dict[str, tuple[int, ...]] | None = None
-                ) -> list[str]:
-    """:func:`check_columns` of a graph's layers."""
-    layers = graph.layers
-    return _check([la.name for la in layers], [la.type for la in layers],
-                  [la.inputs for la in layers], [la.outputs for la in layers], known_shapes)
-
-
 def check_columns(table: LayerTable, rows: list[int],
                   known_shapes: dict[str, tuple[int, ...]] | None = None) -> list[str]:
     """Tensors written by several layers in conflict, and cycles in the layer graph, of a plan's
@@ -42,40 +33,50 @@ def check_columns(table: LayerTable, rows: list[int],
     disjoint slice of the output (:func:`disjoint_slices`); only other cases are reported.
     ``known_shapes`` gives the full shape of tensors no layer reads (TensorRT 11's I/O tensors).
     """
-    return _check([table.names[i] for i in rows], [table.types[i] for i in rows],
-                  [table.inputs[i] for i in rows], [table.outputs[i] for i in rows],
-                  known_shapes)
-
-
-def _check(names: list[str], types: list[str], inputs: list[list[Activation]],
-           outputs: list[list[Activation]], known_shapes: dict[str, tuple[int, ...]] | None
-           ) -> list[str]:
     known_shapes = known_shapes or {}
     warnings: list[str] = []
-    producers: dict[str, int] = {}  # tensor -> the row of its last writer
-    several: list[str] = []  # tensors more than one layer writes
-    for row, outs in enumerate(outputs):
-        for t in outs:
-            previous = producers.get(t.name)
-            if previous is not None and previous != row:
-                several.append(t.name)
-            producers[t.name] = row
-    multiple = set(several)
-    conflicts = []
-    for tensor in (producers if multiple else ()):
-        if tensor not in multiple:
-            continue
-        writers = [outs for outs in outputs if any(t.name == tensor for t in outs)]
-        readers = [ins for ins in inputs if any(t.name == tensor for t in ins)]
-        if not disjoint_slices(tensor, writers, readers, known_shapes.get(tensor)):
-            conflicts.append(tensor)
-    if conflicts:
-        warnings.append(f"{len(conflicts)} tensors are written by more than one layer, and not "
-                        f"as disjoint slices of an in-place concatenation: {sample(conflicts)}")
-    cyclic = _layers_in_cycles(names, types, inputs, producers)
-    if cyclic:
-        warnings.append(f"the layer graph has a cycle through {len(cyclic)} layers: "
-                        f"{sample(cyclic)}")
+    place = np.full(len(table), -1, dtype=np.int64)  # row -> its place k among rows
+    place[np.asarray(rows, dtype=np.int64)] = np.arange(len(rows))
+    outs, ins = table.row_uses(rows, True), table.row_uses(rows, False)
+    out_name, out_k = table.use_name[outs], place[table.use_row[outs]]
+    # The last writer of each tensor (its producer), -1 when no row writes it.
+    producer = np.full(len(table.tensor_names), -1, dtype=np.int64)
+    last, at = np.unique(out_name[::-1], return_index=True)
+    producer[last] = out_k[::-1][at]
+    # Tensors more than one row writes, in order of their first write.
+    stride = len(rows) + 1
+    pairs = np.unique(out_name * stride + out_k) // stride
+    named, counts = np.unique(pairs, return_counts=True)
+    multiple = named[counts > 1]
+    if len(multiple):
+        first = {int(n): k for k, n in enumerate(out_name.tolist()) if n in set(multiple.tolist())}
+        conflicts = []
+        for tensor in sorted(first, key=first.__getitem__):
+            writes = out_name == tensor
+            writers = [table.outputs(rows[k]) for k in sorted(set(out_k[writes].tolist()))]
+            reads = np.unique(place[table.use_row[ins[table.use_name[ins] == tensor]]])
+            readers = [table.inputs(rows[k]) for k in reads.tolist()]
+            name = table.tensor_names[tensor]
+            if not disjoint_slices(name, writers, readers, known_shapes.get(name)):
+                conflicts.append(name)
+        if conflicts:
+            warnings.append(f"{len(conflicts)} tensors are written by more than one layer, and "
+                            f"not as disjoint slices of an in-place concatenation: "
+                            f"{sample(conflicts)}")
+    in_k, source = place[table.use_row[ins]], producer[table.use_name[ins]]
+    later = np.flatnonzero(source >= in_k)  # reads of what the row itself or a later row writes
+    types = [table.types[i] for i in rows]
+    if any(not is_back_edge(types[k], s, k)
+           for k, s in zip(in_k[later].tolist(), source[later].tolist())):
+        names = table.tensor_names
+        inputs: list[list[str]] = [[] for _ in rows]
+        for k, n in zip(in_k.tolist(), table.use_name[ins].tolist()):
+            inputs[k].append(names[n])
+        producers = {names[n]: int(producer[n]) for n in np.flatnonzero(producer >= 0).tolist()}
+        cyclic = _layers_in_cycles([table.names[i] for i in rows], types, inputs, producers)
+        if cyclic:
+            warnings.append(f"the layer graph has a cycle through {len(cyclic)} layers: "
+                            f"{sample(cyclic)}")
     return warnings
 
 
@@ -116,18 +117,17 @@ def _shape_of(tensor: str, tensors: list[Activation]) -> tuple[int, ...] | None:
     return None
 
 
-def _layers_in_cycles(names: list[str], types: list[str], inputs: list[list[Activation]],
+def _layers_in_cycles(names: list[str], types: list[str], inputs: list[list[str]],
                       producers: dict[str, int]) -> list[str]:
-    """Layers on a cycle: Kahn's algorithm, then drop what only hangs below a cycle (linear).
+    """Layers on a cycle (``inputs``: each layer's input tensor names): Kahn's algorithm, then
+    drop what only hangs below a cycle (linear).
 
     A loop's back-edge (into its Recurrence layer) is expected and left out."""
-    if _in_engine_order(inputs, types, producers):
-        return []
     n = len(names)
     successors: list[set[int]] = [set() for _ in range(n)]
     indegree = [0] * n
     for index, ins in enumerate(inputs):
-        for tensor in {t.name for t in ins}:
+        for tensor in set(ins):
             src = producers.get(tensor)
             if src is not None and is_back_edge(types[index], src, index):
                 continue
@@ -161,19 +161,6 @@ def _layers_in_cycles(names: list[str], types: list[str], inputs: list[list[Acti
             if outdegree[prev] == 0:
                 leaves.append(prev)
     return [names[i] for i in sorted(remaining)]
-
-
-def _in_engine_order(inputs: list[list[Activation]], types: list[str],
-                     producers: dict[str, int]) -> bool:
-    """True when every layer reads only what earlier layers wrote (or a loop's back-edge): the
-    usual case, which has no cycle and needs no graph search."""
-    get = producers.get
-    for index, ins in enumerate(inputs):
-        for tensor in ins:
-            src = get(tensor.name)
-            if src is not None and src >= index and not is_back_edge(types[index], src, index):
-                return False
-    return True
 
 
 def check_profile_join(unmatched_rows: list[str], unprofiled: list[str], total_rows: int,
