@@ -52,7 +52,7 @@ package-check: setup
 # fresh-clone installs (their venvs get the newest pandas whichever venv runs them).
 test-pandas2:
 	test -x .venv-pandas2/bin/python || $(PYTHON) -m venv .venv-pandas2
-	.venv-pandas2/bin/python -m pip install --quiet "pandas>=2,<3" numpy pytest hypothesis plotly graphviz onnx \
+	.venv-pandas2/bin/python -m pip install --quiet "pandas>=2,<3" numpy msgspec pytest hypothesis plotly graphviz onnx \
 		xlsxwriter openpyxl ipython ipywidgets nbformat nbclient nbconvert ipykernel playwright matplotlib \
 		pyyaml markdown-it-py "mkdocs==1.6.1" "mkdocs-material==9.8.2" "mkdocstrings==1.0.8" "mkdocstrings-python==2.0.11" \
 		"griffelib==2.4.1"
