@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -51,6 +52,19 @@ class TensorRecord(msgspec.Struct, rename={
         return f"{fmt} {dtype}".strip() if dtype not in fmt else fmt
 
 
+class WeightsRecord(msgspec.Struct, rename={"type": "Type", "count": "Count"}):
+    """A ``{Type, Count}`` attribute (weights, bias, scales): the element type and how many."""
+
+    type: Any = msgspec.UNSET  # UNSET: the key is absent
+    count: Any = msgspec.UNSET
+
+
+# The typed {Type, Count} fields of a LayerRecord: (field, JSON key, bias or not).
+WEIGHT_FIELDS = (("weights", "Weights", False), ("bias", "Bias", True),
+                 ("conv_weights", "ConvWeights", False), ("conv_bias", "ConvBias", True),
+                 ("scale", "Scale", False), ("shift", "Shift", False), ("power", "Power", False))
+
+
 class LayerRecord(msgspec.Struct, rename={
         "name": "Name", "layer_type": "LayerType", "parameter_type": "ParameterType",
         "inputs": "Inputs", "outputs": "Outputs", "tactic_name": "TacticName",
@@ -77,25 +91,14 @@ class LayerRecord(msgspec.Struct, rename={
     activation: str | None = None
     padding_mode: str | None = None
     pooling_type: str | None = None
-    weights: dict[str, Any] | None = None
-    bias: dict[str, Any] | None = None
-    conv_weights: dict[str, Any] | None = None
-    conv_bias: dict[str, Any] | None = None
-    scale: dict[str, Any] | None = None
-    shift: dict[str, Any] | None = None
-    power: dict[str, Any] | None = None
+    weights: WeightsRecord | None = None
+    bias: WeightsRecord | None = None
+    conv_weights: WeightsRecord | None = None
+    conv_bias: WeightsRecord | None = None
+    scale: WeightsRecord | None = None
+    shift: WeightsRecord | None = None
+    power: WeightsRecord | None = None
     extra_weights: bool = False  # set by the reader: {Type, Count} attributes beyond WEIGHT_KEYS
-
-    def weight_dicts(self) -> list[tuple[str, dict[str, Any]]]:
-        """The typed {Type, Count} attributes, by their JSON key."""
-        out = []
-        for key, value in (("Weights", self.weights), ("Bias", self.bias),
-                           ("ConvWeights", self.conv_weights), ("ConvBias", self.conv_bias),
-                           ("Scale", self.scale), ("Shift", self.shift), ("Power", self.power)):
-            if value is not None:
-                out.append((key, value))
-        return out
-
 
 class _Document(msgspec.Struct, rename={"io": "I/O Tensors"}):
     Layers: list[LayerRecord] | None = None
@@ -114,15 +117,31 @@ _RECORDS = list[LayerRecord]
 
 
 class RawLayers(Sequence[dict[str, Any]]):
-    """The layers as exported, one dict each, decoded (and normalised) when first asked for."""
+    """The layers as exported, one dict each, decoded (and normalised) when first asked for.
 
-    def __init__(self, raws: Sequence[Any], decode: bool):
-        self._raws = raws  # msgspec.Raw slices (decode=True) or dicts already normalised
+    From a file's bytes (``data``), the layers' JSON slices are found on first use too: a load
+    that never reads an attribute never pays for them."""
+
+    def __init__(self, raws: Sequence[Any] | None, decode: bool, data: bytes | None = None,
+                 count: int = 0):
+        self._given = raws  # dicts already normalised (decode=False), else Raw slices or None
+        self._data = data
+        self._count = len(raws) if raws is not None else count
         self._decode = decode
         self._done: dict[int, dict[str, Any]] = {}
 
+    @property
+    def _raws(self) -> Sequence[Any]:
+        if self._given is None:
+            raw = _RAW_DOCUMENT.decode(self._data or b"[]")
+            slices = raw if isinstance(raw, list) else raw.Layers or []
+            if len(slices) != self._count:  # cannot be: the same bytes decoded typed first
+                raise ValueError("the layer file's layers changed between two decodes")
+            self._given, self._data = slices, None
+        return self._given
+
     def __len__(self) -> int:
-        return len(self._raws)
+        return self._count
 
     def __getitem__(self, index: int) -> dict[str, Any]:  # type: ignore[override]
         if not self._decode:
@@ -152,13 +171,11 @@ def decode_layers(data: bytes
         return None
     try:
         doc = _DOCUMENT.decode(data)
-        raw = _RAW_DOCUMENT.decode(data)
     except (msgspec.MsgspecError, ValueError, RecursionError):  # UnicodeDecodeError too
         return None
     io: list[Any] = []
     if isinstance(doc, list):
         records, bindings = doc, []
-        raws = raw if isinstance(raw, list) else []
     else:
         if doc.Layers is None:
             return None
@@ -166,11 +183,11 @@ def decode_layers(data: bytes
         records = doc.Layers
         bindings = [str(b) for b in doc.Bindings] if doc.Bindings is not None else \
             [str(t.get("Name", "")) for t in io]
-        raws = raw.Layers if not isinstance(raw, list) and raw.Layers is not None else []
-    if len(raws) != len(records) or not records:
+    if not records:
         return None
-    raw_layers = RawLayers(raws, decode=True)
-    typed = sum(_typed_weights(record) for record in records)
+    raw_layers = RawLayers(None, decode=True, data=data, count=len(records))
+    typed = sum(len(records) - list(map(attrgetter(field), records)).count(None)
+                for field, _, _ in WEIGHT_FIELDS)
     if data.count(b'"Count"') > typed:  # some layer has other {Type, Count} attributes: which?
         for index, record in enumerate(records):
             if raw_layers.counts(index) > _typed_weights(record):
@@ -178,11 +195,18 @@ def decode_layers(data: bytes
     return records, raw_layers, bindings, io
 
 
+def typed_weights(records: Sequence[LayerRecord]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per typed {Type, Count} field, (indices, values) of the records that have it."""
+    out = {}
+    for field, _, _ in WEIGHT_FIELDS:
+        values = np.fromiter(map(attrgetter(field), records), dtype=object, count=len(records))
+        present = np.flatnonzero(values != None)  # noqa: E711 (elementwise)
+        out[field] = (present, values[present])
+    return out
+
+
 def _typed_weights(record: LayerRecord) -> int:
-    return ((record.weights is not None) + (record.bias is not None)
-            + (record.conv_weights is not None) + (record.conv_bias is not None)
-            + (record.scale is not None) + (record.shift is not None)
-            + (record.power is not None))
+    return sum(getattr(record, field) is not None for field, _, _ in WEIGHT_FIELDS)
 
 
 def records_from_dicts(layers: list[dict[str, Any]]) -> list[LayerRecord]:

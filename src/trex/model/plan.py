@@ -238,11 +238,13 @@ class EnginePlan(LayerGraph):
             else:
                 unprofiled.append(name)
         unmatched: list[str] = []
-        if first or any(more.values()):  # rows no layer took, in the profile's order
-            ignored = self._profile_layer_names
+        left = {name: (name in first) + len(more.get(name, ())) for name in (*first, *more)}
+        ignored = self._profile_layer_names  # rows of layers the plan folds away, other profiles
+        left = {name: n for name, n in left.items() if n and name not in ignored
+                and (profile_of_name(name) or 0) == self.profile_id}
+        if left:  # rows no layer took, in the profile's order
             unmatched = [name for name in dict.fromkeys(r.name for r in run.records)
-                         for _ in range((name in first) + len(more.get(name, ())))
-                         if name not in ignored and (profile_of_name(name) or 0) == self.profile_id]
+                         if name in left for _ in range(left[name])]
         self._warn_all(validation.check_profile_join(
             unmatched, unprofiled, len(run.records), n))
         self._warn_all(validation.check_percentages([r.percentage for r in run.records]))

@@ -17,8 +17,9 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
+from msgspec import UNSET
 
-from ..formats.layer_records import LayerRecord, TensorUses
+from ..formats.layer_records import LayerRecord, TensorUses, typed_weights
 from ..formats.tensor_format import TensorFormat, dtype_bytes
 from .profiles import profile_of_name, strip_profile
 from .tensors import Activation, format_and_size
@@ -36,6 +37,21 @@ def layer_kind(name: str, layer_type: str, parameter_type: str | None) -> str:
     if parameter_type == "Convolution" and "Deconvolution" in layer_type:
         return "Deconvolution"
     return parameter_type
+
+
+def layer_kinds(names: Sequence[str], records: Sequence[LayerRecord]) -> list[str]:
+    """:func:`layer_kind` of every record (once per distinct LayerType and ParameterType)."""
+    kinds: dict[tuple[str, str | None], str] = {}
+    out = []
+    for name, record in zip(names, records):
+        key = (record.layer_type, record.parameter_type)
+        kind = kinds.get(key)
+        if kind is None:
+            kind = layer_kind(name, *key)
+            if key[1] or key[0] != "Unknown":  # else the kind follows the name
+                kinds[key] = kind
+        out.append(kind)
+    return out
 
 
 def type_from_name(name: str) -> str:
@@ -88,6 +104,49 @@ def weight_sizes(weight_dicts: Sequence[tuple[str, Any]]) -> tuple[int, int, int
     return count, weights, bias
 
 
+def weight_columns(records: Sequence[LayerRecord], raws: Any, positions: Sequence[int]
+                   ) -> tuple[list[int], list[int], list[int]]:
+    """Per record: weights count, weights bytes (bias left out) and bias bytes — from the typed
+    {Type, Count} fields, or from the raw dict of a record with other such attributes."""
+    n = len(records)
+    count, weights, bias = [0] * n, [0] * n, [0] * n
+    sizes: dict[tuple[Any, Any], tuple[int, int] | None] = {}
+    for field, (rows, values) in typed_weights(records).items():
+        is_bias = "bias" in field
+        for i, value in zip(rows.tolist(), values.tolist()):
+            key = (value.type, value.count)
+            try:
+                size = sizes[key]
+            except KeyError:
+                size = sizes[key] = _count_and_bytes(*key)
+            except TypeError:  # an unhashable Type or Count (a list): not a {Type, Count} pair
+                size = _count_and_bytes(*key)
+            if size is None:
+                continue
+            if is_bias:
+                bias[i] += size[1]
+            else:
+                count[i] += size[0]
+                weights[i] += size[1]
+    for i, record in enumerate(records):
+        if record.extra_weights:  # other {Type, Count} attributes: the raw dict has them all
+            count[i], weights[i], bias[i] = weight_sizes(list(raws[positions[i]].items()))
+    return count, weights, bias
+
+
+def _count_and_bytes(dtype: Any, count: Any) -> tuple[int, int] | None:
+    """(elements, bytes) of a typed {Type, Count} value; None when either is absent or the count
+    is not a number."""
+    if dtype is UNSET or count is UNSET:
+        return None
+    if type(count) is not int:
+        try:
+            count = int(count)
+        except (TypeError, ValueError, OverflowError):  # None, "abc", NaN, inf
+            return None
+    return count, _bytes_of(dtype if type(dtype) is str else str(dtype), count)
+
+
 @lru_cache(maxsize=4096)
 def _bytes_of(dtype: str, n: int) -> int:
     """Bytes of ``n`` elements of a weights ``Type`` (memoised: layers repeat a few shapes)."""
@@ -119,8 +178,7 @@ class LayerTable:
         self.raw_index: list[int] = list(positions)
         self.names: list[str] = list(names)
         self.subtypes: list[str] = [r.layer_type for r in records]
-        self.types: list[str] = [layer_kind(name, r.layer_type, r.parameter_type)
-                                 for name, r in zip(self.names, records)]
+        self.types: list[str] = layer_kinds(self.names, records)
         self.tactic_names: list[str | None] = [r.tactic_name for r in records]
         self.tactic_values: list[Any] = [r.tactic_value for r in records]
         self.origins: list[str | None] = [r.origin for r in records]
@@ -129,19 +187,8 @@ class LayerTable:
         self.streams: list[int] = [0 if s is None else s if type(s) is int and 0 <= s < 1 << 31
                                    else stream_id(s) for s in (r.stream for r in records)]
         self.alive = np.ones(n, dtype=bool)  # False for folded NoOps
-        self.weights_count: list[int] = [0] * n
-        self.weights_bytes: list[int] = [0] * n  # weights without bias
-        self.bias_bytes: list[int] = [0] * n
-        for i, record in enumerate(records):
-            if record.extra_weights:  # other {Type, Count} attributes: the raw dict has them all
-                self.weights_count[i], self.weights_bytes[i], self.bias_bytes[i] = \
-                    weight_sizes(list(raws[self.raw_index[i]].items()))
-            elif record.weights is not None or record.bias is not None or \
-                    record.conv_weights is not None or record.conv_bias is not None or \
-                    record.scale is not None or record.shift is not None or \
-                    record.power is not None:
-                self.weights_count[i], self.weights_bytes[i], self.bias_bytes[i] = \
-                    weight_sizes(record.weight_dicts())
+        self.weights_count, self.weights_bytes, self.bias_bytes = weight_columns(records, raws,
+                                                                                 positions)
         self._select_uses(uses, positions)
         self.constant = np.zeros(len(self.use_row), dtype=bool)  # inputs that are weights
         self.renamed: dict[int, str] = {}  # input use -> the producer's name (a folded NoOp)

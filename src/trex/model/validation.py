@@ -180,7 +180,8 @@ def check_profile_join(unmatched_rows: list[str], unprofiled: list[str], total_r
 
 def check_percentages(percentages: list[float | None]) -> list[str]:
     """The profile's Time % column should add up to about 100."""
-    values = [p for p in percentages if p is not None and not math.isnan(p)]
+    shares = np.array([math.nan if p is None else p for p in percentages], dtype=np.float64)
+    values = shares[~np.isnan(shares)].tolist()
     if not values:
         return []
     total = sum(values)
@@ -209,9 +210,12 @@ def plausible_profile(run: ProfileRun, warn: Callable[[str], None]) -> ProfileRu
     """The run with every time that is not plausible (NaN, infinite, negative or beyond
     :data:`PLAUSIBLE_MS`) made missing (NaN), and one warning naming the file, layers and fields."""
     limit = PLAUSIBLE_MS
-    if all(0 <= r.time_ms <= limit and 0 <= r.avg_ms <= limit
-           and (r.median_ms is None or 0 <= r.median_ms <= limit)
-           and (r.percentage is None or 0 <= r.percentage <= 100) for r in run.records):
+    records = run.records
+    times = np.array([[r.time_ms, r.avg_ms, 0.0 if r.median_ms is None else r.median_ms]
+                      for r in records], dtype=np.float64).reshape(-1, 3)
+    shares = np.array([0.0 if r.percentage is None else r.percentage for r in records],
+                      dtype=np.float64)
+    if ((times >= 0) & (times <= limit)).all() and ((shares >= 0) & (shares <= 100)).all():
         return run  # the usual case: nothing to fix
     bad: list[str] = []
 
@@ -222,8 +226,8 @@ def plausible_profile(run: ProfileRun, warn: Callable[[str], None]) -> ProfileRu
             bad.append(f"{name!r} {what}={value:g}")
         return math.nan
 
-    records = []
-    for r in run.records:
+    checked = []
+    for r in records:
         time_ms = ok(r.time_ms, "timeMs", r.name)
         avg_ms = ok(r.avg_ms, "averageMs", r.name)
         median = ok(r.median_ms, "medianMs", r.name)
@@ -231,13 +235,13 @@ def plausible_profile(run: ProfileRun, warn: Callable[[str], None]) -> ProfileRu
         if pct is not None and not (math.isfinite(pct) and -1e-6 <= pct <= 100 + 1e-6):
             bad.append(f"{r.name!r} percentage={pct:g}")
             pct = math.nan
-        records.append(ProfileRecord(r.name, math.nan if time_ms is None else time_ms,
+        checked.append(ProfileRecord(r.name, math.nan if time_ms is None else time_ms,
                                      math.nan if avg_ms is None else avg_ms, median, pct))
     if bad:
         warn(f"{run.source}: {len(bad)} profile values are not plausible (negative, infinite or "
              f"beyond {PLAUSIBLE_MS:g} ms) and count as missing: {', '.join(bad[:SAMPLES])}"
              + (", ..." if len(bad) > SAMPLES else ""))
-    return ProfileRun(records, run.count, run.source)
+    return ProfileRun(checked, run.count, run.source)
 
 
 def plausible_times(frame: pd.DataFrame, source: str) -> list[str]:
