@@ -96,7 +96,7 @@ bench: setup  ## load, draw, compare and report benchmarks on generated 1k/10k/5
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/bench_draw.py
 	$(BIN)/python bench/bench_compare.py
-	$(BIN)/python bench/bench_report.py  # 1k/10.8k/54k layers beside TREx: load, draw, report, browser
+	$(BIN)/python bench/bench_report.py  # 1k/10.8k/54k/200k layers beside TREx and the parse floor
 
 clean:
 .PHONY: setup demo test test-pandas2 package-check notebooks lint typecheck bench clean
