@@ -408,3 +408,36 @@ def test_roofline_uses_the_roof_of_the_math_and_what_a_strided_conv_reads(engine
             r = roofline(other)
             bad = r[(r["pct_of_roofline"] > 100.5) & r["roof_note"].isna()]
             assert bad.empty, (folder.name, list(bad["Name"]))
+
+
+# ------------------------------------------------------------------ known conditions said once
+def test_layer_sum_gap_is_one_note_per_engine_not_a_warning(engines, capsys):
+    """Per-layer profiling's overhead is a known condition: one ``note:`` per engine with the
+    figures TensorRT printed (the profile's averages, trtexec's median GPU compute time)."""
+    folder = engines / "trt8.6-resnet50-int8"
+    plan = _load(folder)
+    rows = json.loads((folder / "resnet50-int8.engine.profile.json").read_text())[1:]
+    names = set(plan.df["Name"])
+    layer_sum = sum(r["averageMs"] for r in rows if r["name"] in names)
+    summary = json.loads((folder / "resnet50-int8.engine.profile.metadata.json").read_text())
+    median = summary["performance_summary"]["GPU Compute Time"][3]  # min, max, mean, median, ...
+    assert plan.notes == [
+        f"sum of layer times {layer_sum:.4f} ms is {layer_sum / median:.2f}x the measured GPU "
+        f"compute time {median:.4f} ms (per-layer profiling adds synchronisation between layers)"]
+    assert not any("layer times" in w for w in plan.warnings)
+
+    assert main(["summary", str(folder)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert [line for line in err if "layer times" in line] == \
+        [f"note: resnet50-int8.engine: {plan.notes[0]}"]
+    assert main(["summary", str(folder), "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert f"- note: sum of layer times {layer_sum:.4f} ms is {layer_sum / median:.2f}x" in out
+
+
+def test_trex_warnings_show_as_one_line_without_source():
+    """In a notebook a note is one line (no file, line number or source line of trex's code);
+    other packages' warnings keep Python's format."""
+    assert warnings.formatwarning("gap", trex.TrexNote, "/x/plan.py", 9) == "note: gap\n"
+    assert warnings.formatwarning("odd", trex.TrexWarning, "/x/plan.py", 9) == "warning: odd\n"
+    assert "/x/plan.py:9" in warnings.formatwarning("other", UserWarning, "/x/plan.py", 9)

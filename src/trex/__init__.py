@@ -10,10 +10,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .errors import InputError, TrexError, TrexWarning
+from . import errors
+from .errors import InputError, TrexError, TrexNote, TrexWarning
 from .model import Activation, EnginePlan, Layer, summary_dict
 
 __version__ = "0.3.0"
+errors.show_plainly()  # trex's warnings and notes as one line each, in notebooks too
 
 __all__ = [
     "Activation",
@@ -21,6 +23,7 @@ __all__ = [
     "InputError",
     "Layer",
     "TrexError",
+    "TrexNote",
     "TrexWarning",
     "summary_dict",
     "__version__",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 
 class TrexError(Exception):
@@ -45,6 +46,29 @@ class OutputError(TrexError):
 
 class TrexWarning(UserWarning):
     """A recoverable oddity in the inputs (also collected in ``EnginePlan.warnings``)."""
+
+
+class TrexNote(TrexWarning):
+    """A known condition worth knowing once, not an oddity (``EnginePlan.notes``): per-layer
+    profiling's overhead makes the layers' summed time exceed the measured GPU time."""
+
+
+def show_plainly() -> None:
+    """Show trex's warnings and notes as one line each (``note: engine: ...``), without the
+    file, line number and source line of trex's code that Python adds (noise in a notebook);
+    other warnings keep Python's format. Called once on ``import trex``."""
+    original = warnings.formatwarning
+    if getattr(original, "_trex", False):
+        return
+
+    def plain(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+              line: str | None = None) -> str:
+        if isinstance(category, type) and issubclass(category, TrexWarning):
+            return f"{'note' if issubclass(category, TrexNote) else 'warning'}: {message}\n"
+        return original(message, category, filename, lineno, line)
+
+    plain._trex = True  # type: ignore[attr-defined]
+    warnings.formatwarning = plain
 
 
 MAX_MESSAGE_CHARS = 2000

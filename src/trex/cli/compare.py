@@ -24,6 +24,7 @@ from .output import (
     text_table,
     to_json,
     warn,
+    warn_plan,
 )
 from .progress import progress
 
@@ -218,6 +219,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format != "table" and gate is not None:
         print(terminal_text(f"trex compare: {gate.message}"), file=sys.stderr)
     for name, plan in zip(labels, plans):
-        for warning in plan.warnings:
-            warn(name, warning)
+        warn_plan(name, plan)
     return 1 if gate is not None and gate.failed else 0

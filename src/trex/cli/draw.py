@@ -12,7 +12,7 @@ from ..safety import terminal_text
 from . import numbers
 from .engine_args import EngineArgs
 from .options import add_output_options, output_path
-from .output import warn
+from .output import warn_plan
 from .progress import Progress, progress
 
 ENGINES = EngineArgs(many=False)
@@ -90,8 +90,7 @@ def run(args: argparse.Namespace) -> int:
 def _draw(args: argparse.Namespace, plan: EnginePlan, shown: Progress) -> int:
     from .. import graph
 
-    for warning in plan.warnings:
-        warn(plan.name, warning)
+    warn_plan(plan.name, plan)
     if args.display_constant and not (args.display_regions or args.display_region_names):
         print("warning: --display_constant has no effect without --display_regions",
               file=sys.stderr)

@@ -155,6 +155,14 @@ def warn(source: Any, message: Any) -> None:
           file=sys.stderr)
 
 
+def warn_plan(label: Any, plan: Any) -> None:
+    """An engine's warnings, then its notes (known conditions, ``note: ...``), once each."""
+    for message in plan.warnings:
+        warn(label, message)
+    for message in getattr(plan, "notes", ()):
+        print(terminal_text(cap_line(f"note: {cap_line(label, 200)}: {message}")), file=sys.stderr)
+
+
 def _isatty(stream: Any) -> bool:
     try:
         return bool(stream.isatty())

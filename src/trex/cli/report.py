@@ -12,7 +12,7 @@ from ..outputs import default_name, output_name, safe_filename
 from ..safety import terminal_text
 from .engine_args import EngineArgs
 from .options import add_output_options, output_path
-from .output import warn
+from .output import warn, warn_plan
 from .progress import progress
 
 ENGINES = EngineArgs(many=True, profiles=True, names=True, loose=True, labels="path")
@@ -67,8 +67,7 @@ def _run(args: argparse.Namespace) -> int:
         for mismatch in engine_mismatches(plans, labels):
             warn("trex report", mismatch)
         for label, plan in zip(labels, plans):
-            for warning in plan.warnings:
-                warn(label, warning)
+            warn_plan(label, plan)
         output = output_path(args, lambda: default_output(plans, labels))
         try:
             result = write_report(plans, output, labels=labels, title=args.title, gpu=args.gpu,

@@ -21,7 +21,16 @@ from ..errors import InputError
 from ..safety import terminal_text
 from . import numbers
 from .engine_args import EngineArgs
-from .output import add_format_options, csv_options, csv_text, stdout_for, text_table, to_json, warn
+from .output import (
+    add_format_options,
+    csv_options,
+    csv_text,
+    stdout_for,
+    text_table,
+    to_json,
+    warn,
+    warn_plan,
+)
 
 _EPILOG = """\
 status of a route:
@@ -134,8 +143,7 @@ def run(args: argparse.Namespace) -> int:
             warn(analysis.cache.source, warning)
     if comparison is not None:
         for label, plan in zip(comparison["labels"], comparison["plans"]):
-            for warning in plan.warnings:
-                warn(label, warning)
+            warn_plan(label, plan)
         if comparison.get("report"):
             print(f"Created file://{comparison['report']}", file=sys.stderr if
                   args.format != "table" else sys.stdout)

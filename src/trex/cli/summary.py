@@ -18,7 +18,7 @@ from .output import (
     stdout_for,
     text_table,
     to_json,
-    warn,
+    warn_plan,
 )
 
 ENGINES = EngineArgs(many=True, profiles=True, names=True)
@@ -82,8 +82,7 @@ def run(args: argparse.Namespace) -> int:
                 out.write(f"\n{title}: – (no layer has a time: --exportProfile)\n")
                 continue
             out.write(f"\n{title}:\n{text_table(df)}\n")
-        for warning in plan.warnings:
-            warn(label, warning)
+        warn_plan(label, plan)
         out.write("\n")
     return 0
 
@@ -103,4 +102,6 @@ def _markdown(label: str, plan: EnginePlan, tables: dict, top: int) -> str:
         parts.append(markdown.section(title, markdown.table(df)))
     if plan.warnings:
         parts.append(markdown.bullet_list(plan.warnings, "warning: ") + "\n")
+    if plan.notes:
+        parts.append(markdown.bullet_list(plan.notes, "note: ") + "\n")
     return "\n".join(parts)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ProfileNotFound, TrexWarning, cap_line
+from ..errors import ProfileNotFound, TrexNote, TrexWarning, cap_line
 from ..formats import roles
 from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
@@ -128,7 +128,8 @@ class EnginePlan(LayerGraph):
     def _load(self, inputs: loader.PlanInputs, profile_id: int | None, profile_run: int | None,
               cache: InputCache) -> None:
         assert inputs.graph is not None
-        self.warnings: list[str] = []
+        self.warnings: list[str] = []  # oddities of the inputs
+        self.notes: list[str] = []  # known conditions worth knowing (the layer-sum gap)
         self.name = inputs.name or Path(inputs.graph).name
         self.graph_file = os.fspath(inputs.graph)
         self.profile_id = profile_id or 0
@@ -315,8 +316,11 @@ class EnginePlan(LayerGraph):
         if duplicates:
             self._warn(f"layer names repeat: {validation.sample(duplicates)}")
         if self.has_profile:
-            self._warn_all(validation.check_latency_sum(
-                self.total_runtime, self.measured.gpu_compute_median_ms, self.stream_count))
+            notes, warnings = validation.check_latency_sum(
+                self.total_runtime, self.measured.gpu_compute_median_ms, self.stream_count)
+            self._warn_all(warnings)
+            for note in notes:
+                self._note(note)
 
     def _warn(self, message: str) -> None:
         message = cap_line(message)
@@ -324,6 +328,14 @@ class EnginePlan(LayerGraph):
             return
         self.warnings.append(message)
         _warnings.warn(f"{self.name}: {message}", TrexWarning, stacklevel=3)
+
+    def _note(self, message: str) -> None:
+        """A known condition (not an oddity of the inputs): kept in ``notes``, emitted once as a
+        :class:`~trex.errors.TrexNote`."""
+        message = cap_line(message)
+        if message not in self.notes:
+            self.notes.append(message)
+            _warnings.warn(f"{self.name}: {message}", TrexNote, stacklevel=3)
 
     def _warn_all(self, messages: list[str]) -> None:
         for message in messages:
