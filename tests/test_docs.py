@@ -210,6 +210,26 @@ def test_coming_from_trex_places_every_name():
         assert f"engine_plan.EnginePlan.{method}" in names, method
 
 
+def test_trex_surface_is_declared_once_and_the_page_follows_it():
+    """trex.compat declares TREx's module names and star-import names; the alias modules, ``from
+    trex import *`` and every name the page says is kept come from that one declaration."""
+    import trex
+    from trex import compat
+
+    for module in compat.MODULES:
+        alias = importlib.import_module(f"trex.{module}")
+        declared = compat.names_of(module)
+        assert alias.__all__ == sorted(declared), module
+        for name, where in declared.items():
+            assert getattr(alias, name) is compat.resolve(name, where), (module, name)
+    assert set(compat.STAR_NAMES) | set(compat.STAR_MODULES) <= set(trex.__all__)
+    for trex_name, where in _trex_rows():
+        module, _, name = trex_name.partition(".")
+        kept = not where.startswith(("not in trex", "moved:"))
+        if module in compat.MODULES and name and "." not in name and kept:
+            assert name in compat.names_of(module), trex_name
+
+
 def test_compute_page_lists_the_gpu_table():
     from trex.compute import gpu_table
 

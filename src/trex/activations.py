@@ -1,5 +1,5 @@
-"""Alias of :mod:`trex.model.tensors` under TREx's module name (``trex.activations.Activation``)."""
+"""TREx's ``activations``: ``Activation`` (an alias declared in :mod:`trex.compat`)."""
 
-from .model.tensors import Activation
+from .compat import alias_module
 
-__all__ = ["Activation"]
+__all__, __getattr__, __dir__ = alias_module("activations")

@@ -1,3 +1,5 @@
-"""Alias of :mod:`trex.graph.colors` under TREx's module name ``colors``."""
+"""TREx's ``colors``: :mod:`trex.graph.colors` (an alias declared in :mod:`trex.compat`)."""
 
-from .graph.colors import *  # noqa: F401,F403
+from .compat import alias_module
+
+__all__, __getattr__, __dir__ = alias_module("colors")

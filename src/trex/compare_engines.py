@@ -1,10 +1,6 @@
-"""Alias of :mod:`trex.compare` (and its notebook views) under TREx's module name ``compare_engines``."""
+"""TREx's ``compare_engines``: :mod:`trex.compare` with the notebook versions of its views (an alias
+declared in :mod:`trex.compat`)."""
 
-from .compare import *  # noqa: F401,F403
+from .compat import alias_module
 
-# TREx's notebook versions (they show their dropdowns in Jupyter; same results otherwise).
-from .jupyter import (  # noqa: E402,F401
-    compare_engines_layer_details,
-    compare_engines_layer_latencies,
-    compare_engines_overview,
-)
+__all__, __getattr__, __dir__ = alias_module("compare_engines")

@@ -1,4 +1,5 @@
-"""Alias of :mod:`trex.report.frames` under TREx's module name ``df_preprocessing``."""
+"""TREx's ``df_preprocessing``: :mod:`trex.misc` (an alias declared in :mod:`trex.compat`)."""
 
-from .misc import *  # noqa: F401,F403
-from .misc import __all__  # noqa: F401
+from .compat import alias_module
+
+__all__, __getattr__, __dir__ = alias_module("df_preprocessing")

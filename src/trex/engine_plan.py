@@ -1,6 +1,5 @@
-"""Alias of :mod:`trex.model.plan` under TREx's module name (``from trex.engine_plan import EnginePlan``)."""
+"""TREx's ``engine_plan``: ``EnginePlan`` and ``summary_dict`` (an alias declared in :mod:`trex.compat`)."""
 
-from .model.facts import summary_dict
-from .model.plan import EnginePlan
+from .compat import alias_module
 
-__all__ = ["EnginePlan", "summary_dict"]
+__all__, __getattr__, __dir__ = alias_module("engine_plan")

@@ -1,4 +1,5 @@
-"""Alias of :mod:`trex.excel` under TREx's module name (``from trex.excel_summary import ExcelSummary``)."""
+"""TREx's ``excel_summary``: :mod:`trex.excel` (an alias declared in :mod:`trex.compat`)."""
 
-from .excel import *  # noqa: F401,F403
-from .excel import __all__  # noqa: F401
+from .compat import alias_module
+
+__all__, __getattr__, __dir__ = alias_module("excel_summary")

@@ -1,3 +1,5 @@
-"""Alias of :mod:`trex.graph` under TREx's module name ``graphing``."""
+"""TREx's ``graphing``: :mod:`trex.graph` (an alias declared in :mod:`trex.compat`)."""
 
-from .graph import *  # noqa: F401,F403
+from .compat import alias_module
+
+__all__, __getattr__, __dir__ = alias_module("graphing")

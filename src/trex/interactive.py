@@ -1,4 +1,5 @@
-"""Alias of :mod:`trex.jupyter.widgets` under TREx's module name ``interactive``."""
+"""TREx's ``interactive``: :mod:`trex.jupyter.widgets` (an alias declared in :mod:`trex.compat`)."""
 
-from .jupyter.widgets import *  # noqa: F401,F403
-from .jupyter.widgets import __all__  # noqa: F401
+from .compat import alias_module
+
+__all__, __getattr__, __dir__ = alias_module("interactive")

@@ -1,6 +1,6 @@
-"""Alias of :mod:`trex.model.layer` under TREx's module name (``from trex.layer import Layer``)."""
+"""TREx's ``layer``: ``Layer``, ``Activation`` and ``fold_no_ops`` (an alias declared in
+:mod:`trex.compat`)."""
 
-from .model.layer import Layer, fold_no_ops
-from .model.tensors import Activation
+from .compat import alias_module
 
-__all__ = ["Activation", "Layer", "fold_no_ops"]
+__all__, __getattr__, __dir__ = alias_module("layer")

@@ -1,7 +1,6 @@
-"""Alias of :mod:`trex.report.frames` (and ``filter_by_layer``) under TREx's module name ``misc``."""
+"""TREx's ``misc``: the DataFrame helpers of :mod:`trex.report.frames` and ``filter_by_layer`` (an
+alias declared in :mod:`trex.compat`)."""
 
-from .report.frames import *  # noqa: F401,F403
-from .report.frames import __all__ as _frames_all
-from .report.layers import LAYER_ATTRIBUTES, filter_by_layer
+from .compat import alias_module
 
-__all__ = [*_frames_all, "LAYER_ATTRIBUTES", "filter_by_layer"]
+__all__, __getattr__, __dir__ = alias_module("misc")

@@ -1,4 +1,5 @@
-"""Alias of :mod:`trex.jupyter` under TREx's module name (``from trex.notebook import *``)."""
+"""TREx's ``notebook``: :mod:`trex.jupyter` (an alias declared in :mod:`trex.compat`)."""
 
-from .jupyter import *  # noqa: F401,F403
-from .jupyter import __all__  # noqa: F401
+from .compat import alias_module
+
+__all__, __getattr__, __dir__ = alias_module("notebook")
