@@ -8,6 +8,7 @@ two ways.
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 import math
 import re
@@ -314,17 +315,22 @@ def test_trex_module_names_are_aliases():
     assert Activation is trex.Activation and Layer is trex.Layer
     import ast
 
+    from trex import compat
+
     for name in ("engine_plan", "activations", "layer", "misc", "df_preprocessing", "colors",
                  "graphing", "compare_engines", "notebook", "interactive", "report_card",
                  "plotting", "excel_summary"):
         text = (Path(trex.__file__).parent / f"{name}.py").read_text()
-        assert text.startswith('"""Alias of'), name
-        # No logic: a docstring, imports and at most an __all__ list.
+        assert text.startswith(f'"""TREx\'s ``{name}``'), name
+        # No logic: a docstring, the import of trex.compat and the alias made from it.
         body = ast.parse(text).body
-        assert isinstance(body[0], ast.Expr), name
-        for node in body[1:]:
-            assert isinstance(node, (ast.Import, ast.ImportFrom)) or (
-                isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["__all__"]), name
+        assert isinstance(body[0], ast.Expr) and len(body) == 3, name
+        assert isinstance(body[1], ast.ImportFrom) and body[1].module == "compat", name
+        call = body[2].value
+        assert isinstance(call, ast.Call) and call.func.id == "alias_module", name
+        assert call.args[0].value == name, name
+        module = importlib.import_module(f"trex.{name}")
+        assert set(module.__all__) == set(compat.names_of(name)), name
 
 
 def test_implausible_numbers_become_missing_with_a_warning(engines, tmp_path):

@@ -332,7 +332,8 @@ def test_layout_note_in_report_and_on_stderr(engines, tmp_path, capsys):
     assert notes == [f"note: {note}"]
     assert main(["report", str(engines / "trex-mobilenet-qat"), "-o",
                  str(tmp_path / "m.html")]) == 0
-    assert "note: " not in capsys.readouterr().err
+    # a small graph needs no layout note (the engine's own notes, such as the layer-sum gap, remain)
+    assert "Graphviz dot would be slow" not in capsys.readouterr().err
 
 
 def test_graph_legend_counts_what_is_drawn(engines):
