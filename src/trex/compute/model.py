@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..model.layer import Layer
@@ -87,6 +88,7 @@ def _conv_out_spatial(in_spatial: list[int], kernel: list[int], raw: dict, prefi
     return out
 
 
+@lru_cache(maxsize=4096)  # layers repeat a few geometries: each counted once
 def _rows_read(size: int, out: int, kernel: int, stride: int, dilation: int, pre: int) -> int:
     """How many of ``size`` input rows a convolution reads along one axis: the union of its
     windows (a 1x1 stride-2 convolution reads every other row)."""

@@ -113,24 +113,38 @@ def graph_payload(plan: EnginePlan, layout_method: str = "auto") -> dict[str, An
     slowest = max((v for v in latencies.values() if v == v), default=0.0)
     palette = _Palette()
     texts = Interner()
+    text_at: dict[Any, int] = {}  # a row's text -> its index in texts (rows repeat: fit once)
     kinds = {kind: k for k, kind in enumerate(KINDS)}
     fill_type, fill_precision, fill_latency, stroke, pen = [], [], [], [], []
     row_col, kind_col, rows_col, name_col = [], [], [], []
     legend_type: Counter[tuple[str, int]] = Counter()
     legend_precision: Counter[tuple[str, int]] = Counter()
+    precision_fill: dict[Any, int] = {}  # a precision -> its fill's palette index
     for node in nodes:
         attrs = node.attrs
         layer = node.layer
         kind_col.append(kinds.get(node.kind, 0))
         row = rows_of.get(id(layer), -1) if layer is not None else -1
         row_col.append(row)
-        rows_col.append([texts(fit_row(str(text))) for text, _ in node.rows])
+        indices = []
+        for text, _ in node.rows:
+            found = text_at.get(text)
+            if found is None:
+                found = text_at[text] = texts(fit_row(str(text)))
+            indices.append(found)
+        rows_col.append(indices)
         if layer is not None and node.kind == "layer":
-            fill_type.append(palette(attrs.get("fillcolor"), UNKNOWN_KEY_COLOR))
-            fill_precision.append(palette(key_color(layer.precision, precision_colormap), "gray"))
+            precision = layer.precision
+            type_fill = palette(attrs.get("fillcolor"), UNKNOWN_KEY_COLOR)
+            fill_type.append(type_fill)
+            found = precision_fill.get(precision)
+            if found is None:
+                found = precision_fill[precision] = palette(
+                    key_color(precision, precision_colormap), "gray")
+            fill_precision.append(found)
             fill_latency.append(palette(latency_color(latencies.get(layer.name), slowest), "gray"))
-            legend_type[(str(layer.type), fill_type[-1])] += 1
-            legend_precision[(str(layer.precision or "None"), fill_precision[-1])] += 1
+            legend_type[(str(layer.type), type_fill)] += 1
+            legend_precision[(str(precision or "None"), found)] += 1
         else:
             filled = "filled" in str(attrs.get("style", ""))
             own_fill = palette(attrs.get("fillcolor") if filled else "white", "white")
