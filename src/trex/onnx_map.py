@@ -156,6 +156,28 @@ def layer_onnx_nodes(layer: Layer, use_names: bool = True) -> tuple[list[str], s
     return [], "none"
 
 
+def plan_onnx_nodes(plan: EnginePlan, use_names: bool = True) -> list[tuple[list[str], str]]:
+    """:func:`layer_onnx_nodes` of each of ``plan.layers``, from a whole plan's columns (no Layer
+    objects made), computed once per plan (the mapping, the report and its header read it)."""
+    if not isinstance(plan, EnginePlan):  # a selection of layers
+        return [layer_onnx_nodes(layer, use_names) for layer in plan.layers]
+    cache = plan.__dict__.setdefault("_onnx_nodes", {})
+    found = cache.get(use_names)
+    if found is None:
+        found = cache[use_names] = [
+            (list(nodes), "Metadata") if nodes else
+            (named, "name") if use_names and (named := nodes_from_name(name)) else ([], "none")
+            for nodes, name in zip(plan.layer_values("onnx_nodes"), plan.column("Name"))]
+    return found
+
+
+def _layer_latencies(plan: EnginePlan) -> np.ndarray:
+    """``latency.avg_time`` of each layer (a whole plan's column: no DataFrame made)."""
+    if isinstance(plan, EnginePlan):
+        return np.asarray(plan.column("latency.avg_time"), dtype="float64")
+    return plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else np.zeros(0)
+
+
 def onnx_sources_text(sources: list[str]) -> str:
     """Where a plan's layers' ONNX node names come from, in words, from each layer's source
     (:func:`layer_onnx_nodes`): ``Metadata (56 of 57 layers)``, ``from layer names (71 of 72
@@ -183,23 +205,25 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
         raise ValueError(f"split must be 'dominant' or 'equal', not {split!r}")
     layer_col, type_col, node_col, op_col, source_col, count_col, idx_col, weight_col = \
         [], [], [], [], [], [], [], []
-    for index, layer in enumerate(plan.layers):
-        nodes, source = layer_onnx_nodes(layer, use_names)
+    whole = isinstance(plan, EnginePlan)
+    names = plan.column("Name") if whole else [layer.name for layer in plan.layers]
+    types = plan.column("type") if whole else [layer.type for layer in plan.layers]
+    for index, (nodes, source) in enumerate(plan_onnx_nodes(plan, use_names)):
         if not nodes:
             nodes = [TENSORRT]
         ops = [TENSORRT if n == TENSORRT else onnx_op_type(n) for n in nodes]
         heavy = [op in HEAVY_OPS for op in ops] if split == "dominant" else []
         n_heavy = sum(heavy)
         for j, (node, op) in enumerate(zip(nodes, ops)):
-            layer_col.append(layer.name)
-            type_col.append(layer.type)
+            layer_col.append(names[index])
+            type_col.append(types[index])
             node_col.append(node)
             op_col.append(op)
             source_col.append(source)
             count_col.append(len(nodes))
             idx_col.append(index)
             weight_col.append((1.0 / n_heavy if heavy[j] else 0.0) if n_heavy else 1.0 / len(nodes))
-    latency = plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else np.zeros(0)
+    latency = _layer_latencies(plan)
     idx = np.asarray(idx_col, dtype="int64")
     counts = np.asarray(count_col, dtype="int64")
     layer_ms = latency[idx] if len(idx) else np.zeros(0)
@@ -241,14 +265,14 @@ def latency_by_onnx_op(plan: EnginePlan, use_names: bool = True, split: str = "d
 
 def layer_nodes(plan: EnginePlan, use_names: bool = True) -> pd.DataFrame:
     """One row per engine layer: the ONNX nodes it fused, their op types and how many."""
-    rows = [layer_onnx_nodes(layer, use_names) for layer in plan.layers]
-    latency = plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else np.zeros(0)
+    rows = plan_onnx_nodes(plan, use_names)
+    whole = isinstance(plan, EnginePlan)
     return pd.DataFrame({
-        "layer": [layer.name for layer in plan.layers],
-        "layer_type": [layer.type for layer in plan.layers],
-        "onnx_nodes": [nodes for nodes, _ in rows],
+        "layer": plan.column("Name") if whole else [layer.name for layer in plan.layers],
+        "layer_type": plan.column("type") if whole else [layer.type for layer in plan.layers],
+        "onnx_nodes": [list(nodes) for nodes, _ in rows],
         "onnx_ops": [sorted({onnx_op_type(n) for n in nodes}) for nodes, _ in rows],
         "nodes": np.array([len(nodes) for nodes, _ in rows], dtype="int64"),
         "source": [source for _, source in rows],
-        "latency_ms": latency,
+        "latency_ms": _layer_latencies(plan),
     }, columns=["layer", "layer_type", "onnx_nodes", "onnx_ops", "nodes", "source", "latency_ms"])

@@ -57,8 +57,7 @@ def layer_compute(plan: EnginePlan) -> pd.DataFrame:
     flops = df["flops"].to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
         df["arithmetic_intensity"] = np.where(total > 0, flops / total, nan)
-        latency = plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else \
-            np.array([], dtype="float64")
+        latency = np.asarray(plan.column("latency.avg_time"), dtype="float64")
         timed = latency > 0
         df["latency_ms"] = latency
         df["achieved_tflops"] = np.where(timed, flops / (latency * 1e9), nan)

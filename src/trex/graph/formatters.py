@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..model.layer import Layer
 from ..model.protocol import PlanLike
 from ..model.tensors import Activation
@@ -127,11 +129,17 @@ class LatencyHeatmapFormatter:
 
 
 def plan_latencies(plan: PlanLike, latency_type: str = "avg_time") -> dict[str, float]:
-    """Layer name to latency (ms) from ``plan.df`` in one vectorised pass; NaN becomes 0."""
+    """Layer name to latency (ms) from ``plan.df`` in one vectorised pass; NaN becomes 0. A whole
+    plan's columns are read without making its DataFrame (``EnginePlan.column``)."""
     if latency_type not in latency_types:
         latency_type = latency_types[0]
-    df = getattr(plan, "df", None)
     column = f"latency.{latency_type}"
+    from ..model.plan import EnginePlan
+
+    if isinstance(plan, EnginePlan):
+        latency = np.asarray(plan.column(column), dtype="float64")
+        return dict(zip(plan.column("Name"), np.where(np.isnan(latency), 0.0, latency).tolist()))
+    df = getattr(plan, "df", None)
     if df is None or column not in df.columns or "Name" not in df.columns:
         return {}
     values = df[column].fillna(0.0).astype(float).tolist()

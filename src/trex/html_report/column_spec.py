@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from ..model.plan import EnginePlan
@@ -83,13 +84,15 @@ class Fact:
     name: str
     table: Callable[[EnginePlan], pd.DataFrame] | None = None
 
-    def read(self, plan: EnginePlan, tables: dict[Any, pd.DataFrame]) -> pd.Series[Any] | list[Any]:
-        """The values for ``plan`` (a Series or a list); ``tables`` keeps each per-layer table
-        computed once."""
+    def read(self, plan: EnginePlan, tables: dict[Any, pd.DataFrame]
+             ) -> pd.Series[Any] | list[Any] | np.ndarray:
+        """The values for ``plan`` (a Series, a list or an array), from the plan's columns
+        (``plan.column``, ``plan.layer_values``: no DataFrame or Layer objects made where the
+        model has the column); ``tables`` keeps each per-layer table computed once."""
         if self.source == "df":
-            return plan.df[self.name]
+            return plan.column(self.name)
         if self.source == "layer":
-            return [getattr(layer, self.name) for layer in plan.layers]
+            return plan.layer_values(self.name)
         assert self.table is not None
         if self.table not in tables:
             tables[self.table] = self.table(plan)

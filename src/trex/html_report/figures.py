@@ -75,9 +75,9 @@ def report_colors(plans: Sequence[EnginePlan]) -> dict[str, Any]:
     from ..graph import colors
     from ..graph.svg import svg_color
 
-    types = {str(t) for plan in plans for t in plan.df["type"].tolist()}
-    precisions = {str(p) for plan in plans for column in ("precision", "output_precision")
-                  for p in plan.df[column].fillna("None").tolist()}
+    types = {str(t) for plan in plans for t in plan.column("type")}
+    precisions = {"None" if p is None or p != p else str(p) for plan in plans
+                  for column in ("precision", "output_precision") for p in plan.column(column)}
     return {
         "type": {k: svg_color(c) for k, c in colors.colors_for(
             types | set(colors.layer_colormap), colors.layer_colormap).items()},
@@ -107,7 +107,7 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
          (lambda: perf["Precision rollup"](title=None)) if profiled else
          lambda: _precision_counts(plan)),
         ("precision_per_type", "Precision per layer type",
-         lambda: report.precision_per_type_sunburst(plan)),
+         lambda: perf["Precision per layer type"]()),
         ("latency_distribution", "Layer latency distribution",
          lambda: perf["Layer latency distribution"](title=None)),
     ]

@@ -189,5 +189,5 @@ def write_report(sources: Sequence[EnginePlan | str | os.PathLike] | EnginePlan,
     several = len(payload["engines"]) > 1
     notes = [f"{engine['label']}: {note}" if several else note for engine in payload["engines"]
              if (note := engine["graph"]["layout_note"])]
-    return ReportResult(path, len(plans), sum(len(p.df) for p in plans), len(data),
+    return ReportResult(path, len(plans), sum(len(p.rows) for p in plans), len(data),
                         time.perf_counter() - start, notes)

@@ -74,7 +74,7 @@ def headline(plan: EnginePlan) -> dict[str, Any]:
     the same labelled text rows ``trex summary`` prints (units, named statistics, "–"), with the
     wording the header shows: the precision mix (``unknown`` for names-only exports), where the
     ONNX node names come from, and the caution of a profile of few iterations."""
-    from ..onnx_map import layer_onnx_nodes, onnx_sources_text
+    from ..onnx_map import onnx_sources_text, plan_onnx_nodes
     from ..summary import device_rows, headline_rows, model_summary, performance_rows
 
     summary = model_summary(plan)
@@ -86,7 +86,7 @@ def headline(plan: EnginePlan) -> dict[str, Any]:
     facts = engine_facts(plan)
     out = {key: summary[key] for key in keep}
     out["onnx_metadata"] = facts.onnx_metadata
-    out["onnx_sources"] = onnx_sources_text([layer_onnx_nodes(layer)[1] for layer in plan.layers])
+    out["onnx_sources"] = onnx_sources_text([source for _, source in plan_onnx_nodes(plan)])
     out["precision_text"] = facts.precision_text
     out["rows"] = headline_rows(plan)
     out["profile_caution"] = out["rows"].get("Caution", "")
@@ -175,7 +175,7 @@ def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None
     from ..summary import latency_by_precision, latency_by_type, tactic_summary
     from .graphdata import graph_payload
 
-    names = strings(plan.df["Name"].tolist())
+    names = strings(plan.column("Name"))
     step("summary and layer columns")
     data: dict[str, Any] = {
         "name": str(plan.name),

@@ -131,10 +131,7 @@ class Linter:
     @cached_property
     def latencies(self) -> np.ndarray:
         """Average latency (ms) of each layer of ``plan.layers`` (NaN when unprofiled)."""
-        df = self.plan.df
-        if not len(df):
-            return np.zeros(0)
-        return df["latency.avg_time"].to_numpy(dtype="float64")
+        return np.asarray(self.plan.column("latency.avg_time"), dtype="float64")
 
     @cached_property
     def total_ms(self) -> float:

@@ -28,6 +28,7 @@ from .layer import math_precision
 from .table import LayerTable, int64
 
 LATENCY_COLUMNS = ("latency.time", "latency.avg_time", "latency.median_time", "latency.pct_time")
+SIZE_COLUMNS = ("total_io_size_bytes", "weights_size", "bias_size", "total_footprint_bytes")
 # Raw keys whose meaning moved to a TREx column, so they are not repeated as attributes.
 _CONSUMED = {"Name", "LayerType", "ParameterType", "TacticName", "Inputs", "Outputs", "Metadata"}
 # TREx turned these attribute columns into integers with 0 for "absent".
@@ -84,11 +85,7 @@ def table_dataframe(table: LayerTable, rows: list[int], latency: LayerLatency) -
                            for i, p in zip(rows, precision)],
         # Numbers as typed arrays: pandas need not infer their type (int64 sizes are clamped;
         # latencies are floats or NaN).
-        "total_io_size_bytes": _int64s(table.io_bytes(i) for i in rows),
-        "weights_size": _int64s(table.weights_size(i) for i in rows),
-        "bias_size": _int64s(int64(table.bias_bytes[i]) for i in rows),
-        "total_footprint_bytes": _int64s(int64(table.io_bytes(i) + table.weights_size(i))
-                                         for i in rows),
+        **{name: size_column(table, rows, name) for name in SIZE_COLUMNS},
         "latency.time": latency.time,
         "latency.avg_time": latency.avg,
         "latency.median_time": latency.median,
@@ -106,11 +103,25 @@ def table_dataframe(table: LayerTable, rows: list[int], latency: LayerLatency) -
     for col in _INT_COLUMNS:
         if col in df.columns:
             df[col] = _int_column(df[col])
-    for col in ("total_io_size_bytes", "weights_size", "bias_size", "total_footprint_bytes"):
+    for col in SIZE_COLUMNS:
         df[col] = df[col].astype("int64")
     for col in LATENCY_COLUMNS:
         df[col] = df[col].astype("float64")
     return df
+
+
+def size_column(table: LayerTable, rows: list[int], name: str) -> np.ndarray:
+    """One of the byte columns (:data:`SIZE_COLUMNS`) of ``rows`` as int64 (clamped, see
+    :func:`~trex.model.table.int64`): ``plan.df`` and ``plan.column`` both read it here."""
+    if name == "total_io_size_bytes":
+        return _int64s(table.io_bytes(i) for i in rows)
+    if name == "weights_size":
+        return _int64s(table.weights_size(i) for i in rows)
+    if name == "bias_size":
+        return _int64s(int64(table.bias_bytes[i]) for i in rows)
+    if name == "total_footprint_bytes":
+        return _int64s(int64(table.io_bytes(i) + table.weights_size(i)) for i in rows)
+    raise KeyError(name)
 
 
 def _int_column(values: pd.Series) -> pd.Series:

@@ -27,7 +27,14 @@ from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
 from ..formats.registry import InputCache
 from ..perf import gc_paused
 from . import loader, validation
-from .dataframe import MAX_COLUMNS, OTHER_ATTRIBUTES, LayerLatency, table_dataframe
+from .dataframe import (
+    MAX_COLUMNS,
+    OTHER_ATTRIBUTES,
+    SIZE_COLUMNS,
+    LayerLatency,
+    size_column,
+    table_dataframe,
+)
 from .facts import summary_text
 from .graph import SYNC_TYPES, LayerGraph
 from .layer import Layer, math_precision
@@ -40,6 +47,10 @@ from .tensors import Activation, IOTensor, io_tensors
 # added as one reader and one row of trex.formats.roles) is kept as read, in plan.records.
 _MODELLED_ROLES = frozenset({"graph", "profile", "timings", "profile_metadata", "build_metadata",
                             "device_metadata"})
+# Layer attributes the table holds as columns (Layer attribute -> LayerTable column).
+_TABLE_ATTRIBUTES = {"name": "names", "type": "types", "subtype": "subtypes",
+                     "tactic_name": "tactic_names", "tactic_value": "tactic_values",
+                     "origin": "origins", "onnx_nodes": "onnx_nodes", "stream": "streams"}
 DETAILED_HINT = (
     "layer information has names only: types, tensors, precisions, sizes, the graph, linters and "
     "the compute model need an engine built with --profilingVerbosity=detailed"
@@ -358,7 +369,9 @@ class EnginePlan(LayerGraph):
     def column(self, name: str) -> list[Any] | np.ndarray:
         """One of ``df``'s columns as values, from the plan's columns where it has them (no
         DataFrame made): ``Name``, ``type``, ``subtype``, ``tactic``, ``precision``,
-        ``output_precision``, ``math_precision`` and the ``latency.*`` columns."""
+        ``output_precision``, ``math_precision``, the byte columns (``weights_size``,
+        ``total_io_size_bytes``, ``bias_size``, ``total_footprint_bytes``) and the ``latency.*``
+        columns."""
         table, rows = self.table, self.rows
         latency = {"latency.time": self.latency.time, "latency.avg_time": self.latency.avg,
                    "latency.median_time": self.latency.median,
@@ -383,7 +396,18 @@ class EnginePlan(LayerGraph):
             precisions = table.precisions
             return [math_precision(table.tactic_names[i], table.subtypes[i], precisions[i])
                     for i in rows]
+        if name in SIZE_COLUMNS:
+            return size_column(table, rows, name)
         return self.df[name].tolist()
+
+    def layer_values(self, attribute: str) -> list[Any]:
+        """One attribute of each of ``layers`` (``stream``, ``onnx_nodes``, ``tactic_name``, ...),
+        from the table's columns where it has them (no Layer objects made)."""
+        column = _TABLE_ATTRIBUTES.get(attribute)
+        if column is None:
+            return [getattr(layer, attribute) for layer in self.layers]
+        values = getattr(self.table, column)
+        return [values[i] for i in self.rows]
 
     # ----------------------------------------------------------------- layers, made on demand
     def _layer(self, rows: list[int]) -> list[Layer]:

@@ -112,6 +112,14 @@ def frame(source: Source) -> pd.DataFrame:
     return source.df if isinstance(source, EnginePlan) else source
 
 
+def columns_frame(plan: EnginePlan, columns: list[str]) -> pd.DataFrame:
+    """These columns of ``plan.df``: from the DataFrame once it is made (it may have been
+    changed), else from the plan's columns (``plan.column``) without making it."""
+    if plan._df is not None:
+        return plan.df[columns]
+    return pd.DataFrame({name: plan.column(name) for name in columns}, columns=columns)
+
+
 def trex_base_layout(fig: go.Figure, gridcolor: str | None = None) -> go.Figure:
     """TREx's look: transparent background, green grid."""
     gridcolor = gridcolor or GRID_COLOR

@@ -15,7 +15,17 @@ import pandas as pd
 from ..graph.colors import key_color
 from ..model.latency import group_latency
 from ..safety import escape_figure, plotly_text
-from ._common import Builder, Source, build_all, frame, label, layer_colormap, plotly, precision_colormap
+from ._common import (
+    Builder,
+    Source,
+    build_all,
+    columns_frame,
+    frame,
+    label,
+    layer_colormap,
+    plotly,
+    precision_colormap,
+)
 from .frames import group_count, group_sum_attr, hashable
 from .plotting import MIN_TEXT_SIZE, plotly_bar2, plotly_hist, plotly_pie2
 
@@ -55,7 +65,8 @@ def latency_by_type(df: pd.DataFrame) -> pd.DataFrame:
 
 def perf_overview_builders(plan: EnginePlan) -> dict[str, Builder]:
     """TREx's performance diagrams, by title: latency per layer and per type, precisions, distribution."""
-    df = plan.df
+    df = columns_frame(plan, ["Name", "type", "precision", "output_precision", "latency.avg_time",
+                              "latency.pct_time"])
     layer_colors, precision_colors = layer_colormap(), precision_colormap()
     by_type = latency_by_type(df)
     per_layer = partial(plotly_bar2, df, names_col="Name", xaxis_title="Layer")
@@ -89,7 +100,7 @@ def perf_overview_builders(plan: EnginePlan) -> dict[str, Builder]:
                                                values_col="latency.avg_time"),
         "Latency per layer type (%)": partial(per_type, by_type, title="Latency per layer type (%)",
                                               values_col="latency.pct_time"),
-        "Precision per layer type": partial(precision_per_type_sunburst, plan,
+        "Precision per layer type": partial(precision_per_type_sunburst, df,
                                             title="Precision per layer type"),
         "Precision rollup": partial(plotly_pie2, title="Precision rollup", charts=precision_charts,
                                     colormap=precision_colors),
@@ -103,7 +114,8 @@ def perf_overview_figures(plan: EnginePlan) -> dict[str, go.Figure]:
 
 def memory_footprint_builders(plan: EnginePlan) -> dict[str, Builder]:
     """TREx's memory diagrams by title: weights, activations, total footprint per layer and their spread."""
-    df = plan.df
+    df = columns_frame(plan, ["Name", "type", "weights_size", "total_io_size_bytes",
+                              "total_footprint_bytes"])
     colors = layer_colormap()
     bars = partial(plotly_bar2, df, names_col="Name", color="type", colormap=colors,
                    show_axis_ticks=(False, True), xaxis_title="Layer")
