@@ -231,10 +231,10 @@ def layer_rows(layer: Layer, latency: float | None, display_layer_names: bool = 
                 parts = [*parts[:MAX_NAME_ROWS - 1],
                          f"{ELLIPSIS} {len(parts) - MAX_NAME_ROWS + 1} more fused names"]
             rows.extend((line, None) for part in parts for line in wrap_row(part))
-    raw = layer.attributes
     if layer.type == "Reformat" and layer.origin:
         rows.append((layer.origin, None))
     if expand_layer_details:
+        raw = layer.attributes
         if layer.type == "PointWise" and raw.get("ParameterSubType") == "PointWiseExpression":
             rows.extend(_expression_rows(raw.get("Operations")))
         if layer.type in ("Convolution", "Deconvolution"):

@@ -136,7 +136,7 @@ class Layer:
         """The layer's attributes as exported (``Kernel``, ``Stride``, ``Groups``, ``Origin``,
         ``Weights``, ...): its raw dict without the name, kinds, tactic name, tensors and ONNX
         nodes, which the Layer's own fields give. Views read attributes here, never the raw dict."""
-        return {k: v for k, v in self.raw_dict.items() if k not in _CONSUMED}
+        return {k: v for k, v in self._fields().items() if k not in _CONSUMED}
 
     def exported_fields(self) -> dict[str, Any]:
         """Every field of the layer as exported but its tensors (``LayerType``, ``TacticName``,
@@ -146,7 +146,17 @@ class Layer:
 
     def attribute(self, key: str, default: Any = None) -> Any:
         """One attribute of the layer as exported (``Kernel``, ``Stride``, ``Groups``, ...)."""
-        return self.raw_dict.get(key, default) if key not in _CONSUMED else default
+        return self._fields().get(key, default) if key not in _CONSUMED else default
+
+    def _fields(self) -> dict[str, Any]:
+        """The raw dict, or before it is made the table's layer as exported: the two differ only
+        in the name and tensors (``_CONSUMED``), which attributes leave out."""
+        source = self._raw
+        if type(source) is dict:
+            return source
+        table, i = source
+        fields: dict[str, Any] = table.raws[table.raw_index[i]]
+        return fields
 
     def count_as_weights(self, names: set[str]) -> None:
         """Count the inputs named ``names`` as weights, not activations: constant tensors no layer
