@@ -142,7 +142,9 @@ class Layer:
         """Every field of the layer as exported but its tensors (``LayerType``, ``TacticName``,
         ``Kernel``, ``Metadata``...): what TREx's tooltips, the ONNX export and the report's
         details list."""
-        return {k: v for k, v in self.raw_dict.items() if k not in ("Inputs", "Outputs")}
+        fields = {k: v for k, v in self._fields().items() if k not in ("Inputs", "Outputs")}
+        fields["Name"] = self.name  # as the raw dict has it (a repeated name made unique)
+        return fields
 
     def attribute(self, key: str, default: Any = None) -> Any:
         """One attribute of the layer as exported (``Kernel``, ``Stride``, ``Groups``, ...)."""
