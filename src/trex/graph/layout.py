@@ -200,6 +200,8 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
     def sweep(layers: range, adj: list[list[int]]) -> None:
         for li in layers:
             row = rows[li]
+            if len(row) < 2:  # nothing to order (its one node stays at position 0)
+                continue
             keys = []
             for v in row:
                 nb = adj[v]
@@ -227,6 +229,9 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
             x[v] -= shift
 
     def place(row: list[int], desired: list[float]) -> None:
+        if len(row) == 1:  # a node alone in its layer goes where its neighbours want it
+            x[row[0]] = desired[0] + 0.0
+            return
         offsets = [0.0] * len(row)
         for i in range(1, len(row)):
             offsets[i] = offsets[i - 1] + (width[row[i - 1]] + width[row[i]]) / 2 + NODE_GAP
