@@ -10,6 +10,7 @@ import pandas as pd
 
 MAX_DEPTH = 64  # nesting kept; deeper attribute values (a corrupt file) are cut
 TOO_DEEP = "[nested too deep]"
+_PLAIN = frozenset({str, int, bool, type(None)})  # JSON values as they are (no call needed)
 
 
 def json_value(value: Any, _depth: int = 0) -> Any:
@@ -24,9 +25,9 @@ def json_value(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, (dict, list, tuple, pd.DataFrame, np.ndarray)) and depth > MAX_DEPTH:
         return TOO_DEEP
     if isinstance(value, dict):
-        return {str(k): json_value(v, depth) for k, v in value.items()}
+        return {str(k): v if type(v) in _PLAIN else json_value(v, depth) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [json_value(v, depth) for v in value]
+        return [v if type(v) in _PLAIN else json_value(v, depth) for v in value]
     if isinstance(value, pd.DataFrame):
         return json_value(value.to_dict(orient="records"), _depth)
     if isinstance(value, np.ndarray):

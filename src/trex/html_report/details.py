@@ -100,7 +100,16 @@ class Findings(Compact):
             if key == "evidence":
                 values = [json.dumps(clean(v), ensure_ascii=False, default=str)
                           if isinstance(v, dict) else v for v in values]
-            self.columns[key] = [table(text(v)) for v in values]
+            at: dict[str, int] = {}  # a text's index (findings repeat a few texts)
+            column = []
+            for v in values:
+                found = at.get(v) if type(v) is str else None
+                if found is None:
+                    found = table(text(v))
+                    if type(v) is str:
+                        at[v] = found
+                column.append(found)
+            self.columns[key] = column
         self.texts: list[str] = table.values
 
     def __len__(self) -> int:
