@@ -159,6 +159,7 @@ class EnginePlan(LayerGraph):
         self.latency = self._join_profile(run) if run is not None else \
             LayerLatency.unknown(len(self.rows))
         self._df: pd.DataFrame | None = None  # made from the columns when first asked for
+        self._size_columns: dict[str, np.ndarray] = {}  # plan.column's byte columns, made once
         self.timings = self._read_timings(inputs.timings, profile_run, cache)
         self._read_metadata(inputs, cache)
         self._read_measurement(inputs)
@@ -397,7 +398,10 @@ class EnginePlan(LayerGraph):
             return [math_precision(table.tactic_names[i], table.subtypes[i], precisions[i])
                     for i in rows]
         if name in SIZE_COLUMNS:
-            return size_column(table, rows, name)
+            found = self._size_columns.get(name)
+            if found is None:
+                found = self._size_columns[name] = size_column(table, rows, name)
+            return found.copy()
         return self.df[name].tolist()
 
     def layer_values(self, attribute: str) -> list[Any]:

@@ -95,7 +95,7 @@ def plotly_bar2(df: pd.DataFrame | Mapping[str, pd.DataFrame], title: str, value
             fig.add_trace(trace)
     if not isinstance(df, Mapping) and len(fig.data) > 1:
         # One trace per colour category: keep the rows' order along the axis and stack, not group.
-        order = plotly_text([category_text(v) for v in df[names_col]])
+        order = plotly_text([category_text(v) for v in df[names_col].tolist()])
         axis = "xaxis" if orientation == "v" else "yaxis"
         fig.update_layout({axis: {"categoryorder": "array", "categoryarray": order},
                            "barmode": "stack", "legend_title_text": plotly_text(label(color)),
@@ -110,7 +110,7 @@ def plotly_bar2(df: pd.DataFrame | Mapping[str, pd.DataFrame], title: str, value
 def _bars(df: pd.DataFrame, name: str | None, values_col: str, names_col: str, orientation: str,
           color: str | None, colormap: dict | None, showlegend: bool) -> list[Any]:
     go = plotly()
-    names = [category_text(v) for v in df[names_col]]
+    names = [category_text(v) for v in df[names_col].tolist()]
     values = df[values_col]
     text_kw: dict[str, Any] = {}
     if len(df) <= MAX_TEXT_BARS:
@@ -141,7 +141,7 @@ def _bars(df: pd.DataFrame, name: str | None, values_col: str, names_col: str, o
         marker = {"color": colors.to_numpy(), "colorscale": "Viridis",
                   "colorbar": {"title": {"text": clab}}}
         return [bar(slice(None), name, marker, showlegend, f"<br>{clab}: %{{marker.color}}")]
-    keys = [category_text(v) for v in colors]
+    keys = [category_text(v) for v in colors.tolist()]
     palette = category_colors(list(dict.fromkeys(keys)), colormap)
     if name is not None:  # one trace per DataFrame, bars coloured by category
         return [bar(slice(None), name, {"color": [palette[k] for k in keys]}, showlegend)]
@@ -160,7 +160,7 @@ def plotly_hist(df: pd.DataFrame, title: str, values_col: str, xaxis_title: str 
     if color is None:
         groups = {None: df}
     else:
-        keys = pd.Series([category_text(v) for v in df[color]], index=df.index)
+        keys = pd.Series([category_text(v) for v in df[color].tolist()], index=df.index)
         groups = {k: df[keys == k] for k in dict.fromkeys(keys)}
     palette = category_colors([k for k in groups if k is not None], colormap)
     for key, part in groups.items():
