@@ -401,7 +401,8 @@ class EnginePlan(LayerGraph):
             found = self._size_columns.get(name)
             if found is None:
                 found = self._size_columns[name] = size_column(table, rows, name)
-            return found.copy()
+            copied: np.ndarray = found.copy()  # the caller may change its array
+            return copied
         return self.df[name].tolist()
 
     def layer_values(self, attribute: str) -> list[Any]:
