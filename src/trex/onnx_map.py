@@ -171,6 +171,21 @@ def plan_onnx_nodes(plan: EnginePlan, use_names: bool = True) -> list[tuple[list
     return found
 
 
+def plan_onnx_ops(plan: EnginePlan, use_names: bool = True) -> list[list[str]]:
+    """The guessed op types of :func:`plan_onnx_nodes`'s nodes, per layer, each node's guessed
+    once per plan (a big plan has more nodes than :func:`onnx_op_type` remembers)."""
+    whole = isinstance(plan, EnginePlan)
+    cache = plan.__dict__.setdefault("_onnx_nodes", {}) if whole else {}
+    found = cache.get(("ops", use_names))
+    if found is None:
+        memo: dict[str, str] = {}
+        found = [[memo[n] if n in memo else memo.setdefault(n, onnx_op_type(n)) for n in nodes]
+                 for nodes, _ in plan_onnx_nodes(plan, use_names)]
+        if whole:
+            cache[("ops", use_names)] = found
+    return found
+
+
 def _layer_latencies(plan: EnginePlan) -> np.ndarray:
     """``latency.avg_time`` of each layer (a whole plan's column: no DataFrame made)."""
     if isinstance(plan, EnginePlan):
@@ -208,10 +223,12 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
     whole = isinstance(plan, EnginePlan)
     names = plan.column("Name") if whole else [layer.name for layer in plan.layers]
     types = plan.column("type") if whole else [layer.type for layer in plan.layers]
-    for index, (nodes, source) in enumerate(plan_onnx_nodes(plan, use_names)):
+    for index, ((nodes, source), ops) in enumerate(zip(plan_onnx_nodes(plan, use_names),
+                                                       plan_onnx_ops(plan, use_names))):
         if not nodes:
-            nodes = [TENSORRT]
-        ops = [TENSORRT if n == TENSORRT else onnx_op_type(n) for n in nodes]
+            nodes, ops = [TENSORRT], [TENSORRT]
+        elif TENSORRT in nodes:  # a node of that name is the pseudo-node
+            ops = [TENSORRT if n == TENSORRT else op for n, op in zip(nodes, ops)]
         heavy = [op in HEAVY_OPS for op in ops] if split == "dominant" else []
         n_heavy = sum(heavy)
         for j, (node, op) in enumerate(zip(nodes, ops)):
@@ -271,7 +288,7 @@ def layer_nodes(plan: EnginePlan, use_names: bool = True) -> pd.DataFrame:
         "layer": plan.column("Name") if whole else [layer.name for layer in plan.layers],
         "layer_type": plan.column("type") if whole else [layer.type for layer in plan.layers],
         "onnx_nodes": [list(nodes) for nodes, _ in rows],
-        "onnx_ops": [sorted({onnx_op_type(n) for n in nodes}) for nodes, _ in rows],
+        "onnx_ops": [sorted(set(ops)) for ops in plan_onnx_ops(plan, use_names)],
         "nodes": np.array([len(nodes) for nodes, _ in rows], dtype="int64"),
         "source": [source for _, source in rows],
         "latency_ms": _layer_latencies(plan),

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..model.layer import Layer
 from .base import Finding, Linter, findings_frame
-from .gemm import is_gemm_layer
+from .gemm import gemm_rows
 
 _TC_HELP = "TensorCores accelerate large Convolution and GEMM operations."
 _MIXED_HELP = ("Quantized Convolution with float outputs is ill advised for memory-limited "
@@ -50,8 +50,9 @@ class ConvLinter(Linter):
         """Non-FP32 convolutions whose kernel runs on CUDA cores (warning) or whose kernel name
         does not say (info); GEMM-like convolutions are the GEMM linter's."""
         out = []
+        gemm = gemm_rows(self.plan)
         for i, conv in self._convs():
-            if conv.precision == "FP32" or is_gemm_layer(conv):
+            if conv.precision == "FP32" or gemm[i]:
                 continue
             kernel = self.kernel(conv)
             if kernel.tensor_cores:

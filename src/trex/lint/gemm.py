@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..compute.model import GEMM_TYPES, gemm_cost, layer_cost
 from ..kernels import uses_tensor_cores
 from ..model.layer import Layer
-from ..onnx_map import layer_onnx_nodes, onnx_op_type
+from ..model.plan import EnginePlan
+from ..onnx_map import layer_onnx_nodes, onnx_op_type, plan_onnx_ops
 from .base import Finding, Linter, rank
 
 __all__ = ["GemmAlignmentLinter", "TensorCoreGemmLinter", "is_gemm_layer", "uses_tensor_cores"]
@@ -24,6 +25,18 @@ def is_gemm_layer(layer: Layer) -> bool:
         return True
     nodes, _ = layer_onnx_nodes(layer)
     return any(onnx_op_type(n) in _GEMM_OPS for n in nodes)
+
+
+def gemm_rows(plan: EnginePlan) -> list[bool]:
+    """:func:`is_gemm_layer` of each of ``plan.layers``, from the plan's columns and its ONNX op
+    types (:func:`~trex.onnx_map.plan_onnx_ops`, guessed once per plan)."""
+    if not isinstance(plan, EnginePlan):  # a selection of layers
+        return [is_gemm_layer(layer) for layer in plan.layers]
+    types, subtypes = plan.layer_values("type"), plan.layer_values("subtype")
+    ops = plan_onnx_ops(plan)
+    return [kind in GEMM_TYPES or sub in GEMM_TYPES or (
+        kind == "Convolution" and ("Gemm" in (sub or "") or any(op in _GEMM_OPS for op in ops[i])))
+        for i, (kind, sub) in enumerate(zip(types, subtypes))]
 
 
 class GemmAlignmentLinter(Linter):
@@ -66,9 +79,10 @@ class TensorCoreGemmLinter(Linter):
     def check(self) -> list[Finding]:
         """Reduced-precision GEMMs whose kernel name says it runs on CUDA cores."""
         out = []
+        gemm = gemm_rows(self.plan)
         for i, layer in enumerate(self.plan.layers):
             level = rank(layer.precision)
-            if level is None or level > 1 or not is_gemm_layer(layer):
+            if level is None or level > 1 or not gemm[i]:
                 continue
             tactic = layer.tactic_name or ""
             kernel = self.kernel(layer)

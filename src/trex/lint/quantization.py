@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 from ..model.layer import Layer
 from ..model.profiles import strip_profile
-from ..onnx_map import layer_onnx_nodes, onnx_op_type
+from ..onnx_map import plan_onnx_nodes, plan_onnx_ops
 from .base import Finding, Linter
 
 _QDQ_OPS = {"QuantizeLinear", "DequantizeLinear"}
@@ -36,18 +37,23 @@ class QDQLinter(Linter):
     name = "qdq"
     description = "Unfused Quantize/Dequantize layers"
 
-    def _qdq_ops(self, layer: Layer) -> list[str]:
-        nodes, _ = layer_onnx_nodes(layer, use_names=bool(_QDQ_NAME_RE.search(layer.name)))
-        return [onnx_op_type(n) for n in nodes]
+    @cached_property
+    def _qdq_ops(self) -> list[list[str]]:
+        """Per layer, the op types of its ONNX nodes: from its Metadata, or from its name when
+        that names a Q/DQ node."""
+        plan = self.plan
+        return [ops if source == "Metadata" or (source == "name" and _QDQ_NAME_RE.search(layer.name))
+                else [] for (_, source), ops, layer in zip(plan_onnx_nodes(plan), plan_onnx_ops(plan),
+                                                           plan.layers)]
 
-    def _is_unfused(self, layer: Layer) -> bool:
+    def _is_unfused(self, i: int, layer: Layer) -> bool:
         if layer.type == "Scale" and layer.inputs and layer.outputs:
             return ("Int8" in layer.inputs[0].format) ^ ("Int8" in layer.outputs[0].format)
         if layer.type in _QDQ_TYPES or layer.subtype in _QDQ_TYPES:
             return True
         if layer.type == "Reformat" and layer.origin == "QDQ":
             return True
-        ops = self._qdq_ops(layer)
+        ops = self._qdq_ops[i]
         return bool(ops) and all(op in _QDQ_OPS for op in ops)
 
     def check(self) -> list[Finding]:
@@ -56,9 +62,9 @@ class QDQLinter(Linter):
         inputs = {strip_profile(b) for b in plan.bindings}
         out = []
         for i, layer in enumerate(plan.layers):
-            if not self._is_unfused(layer):
+            if not self._is_unfused(i, layer):
                 continue
-            role = _role(layer, self._qdq_ops(layer))
+            role = _role(layer, self._qdq_ops[i])
             on_input = bool(layer.inputs) and strip_profile(layer.inputs[0].name) in inputs
             inp = layer.inputs[0].precision if layer.inputs else "?"
             outp = layer.outputs[0].precision if layer.outputs else "?"
