@@ -25,7 +25,8 @@ def json_value(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, (dict, list, tuple, pd.DataFrame, np.ndarray)) and depth > MAX_DEPTH:
         return TOO_DEEP
     if isinstance(value, dict):
-        return {str(k): v if type(v) in _PLAIN else json_value(v, depth) for k, v in value.items()}
+        return {str(k): v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v))
+                else json_value(v, depth) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [v if type(v) in _PLAIN else json_value(v, depth) for v in value]
     if isinstance(value, pd.DataFrame):

@@ -16,6 +16,7 @@ from ..jsonable import json_value as clean
 from ..model.plan import EnginePlan
 from .columns import Compact, Interner, coded, text
 
+_EVIDENCE = json.JSONEncoder(ensure_ascii=False, default=str)  # json.dumps's, made once
 MAX_TEXT = 2000  # longest attribute text kept in layer details (longer ones are cut)
 _DETAIL_SKIP = frozenset({"Name", "Inputs", "Outputs"})
 
@@ -98,8 +99,8 @@ class Findings(Compact):
         for key in _TEXTS:
             values = df[key].tolist()
             if key == "evidence":
-                values = [json.dumps(clean(v), ensure_ascii=False, default=str)
-                          if isinstance(v, dict) else v for v in values]
+                encode = _EVIDENCE.encode
+                values = [encode(clean(v)) if isinstance(v, dict) else v for v in values]
             at: dict[str, int] = {}  # a text's index (findings repeat a few texts)
             column = []
             for v in values:

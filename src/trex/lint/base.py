@@ -151,10 +151,16 @@ class Linter:
 
     def layer_timing(self, index: int) -> dict[str, float]:
         """Latency evidence of one layer: ``latency_ms`` and ``latency_pct`` when profiled."""
-        lat = self.latencies
+        lat = self._latency_values
         if index >= len(lat) or math.isnan(lat[index]) or not self.timed:
             return {}
         return {"latency_ms": r(lat[index]), "latency_pct": r(self.share(lat[index]), 2)}
+
+    @cached_property
+    def _latency_values(self) -> list[float]:
+        """:attr:`latencies` as Python floats (read one at a time)."""
+        values: list[float] = self.latencies.tolist()
+        return values
 
 
 def rank(precision: str | None) -> int | None:
