@@ -67,7 +67,9 @@ def coded(values: Iterable[Any]) -> Codes:
 def coded_lists(lists: Iterable[Sequence[Any]]) -> CodeLists:
     """A column of string lists, coded."""
     table = Interner()
-    codes = [[table(text(v)) for v in row] for row in lists]
+    index = table.index  # a string's text is itself: found without a call
+    codes = [[index[v] if type(v) is str and v in index else table(text(v)) for v in row]
+             for row in lists]
     return CodeLists(table.values, codes)
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 from ..jsonable import json_value
 from .latency import latency_shares
 from .layer import math_precision
-from .table import LayerTable, int64
+from .table import INT64_MAX, LayerTable, int64
 
 LATENCY_COLUMNS = ("latency.time", "latency.avg_time", "latency.median_time", "latency.pct_time")
 SIZE_COLUMNS = ("total_io_size_bytes", "weights_size", "bias_size", "total_footprint_bytes")
@@ -113,6 +113,17 @@ def table_dataframe(table: LayerTable, rows: list[int], latency: LayerLatency) -
 def size_column(table: LayerTable, rows: list[int], name: str) -> np.ndarray:
     """One of the byte columns (:data:`SIZE_COLUMNS`) of ``rows`` as int64 (clamped, see
     :func:`~trex.model.table.int64`): ``plan.df`` and ``plan.column`` both read it here."""
+    parts = {"total_io_size_bytes": (table.in_bytes, table.out_bytes),
+             "weights_size": (table.weights_bytes, table.bias_bytes), "bias_size": (table.bias_bytes,),
+             "total_footprint_bytes": (table.in_bytes, table.out_bytes, table.weights_bytes,
+                                       table.bias_bytes)}[name]
+    if all(min(part, default=0) >= 0 for part in parts) and \
+            sum(max(part, default=0) for part in parts) <= INT64_MAX:  # no clamp can apply
+        picked = np.asarray(rows, dtype=np.int64)
+        out = np.zeros(len(rows), dtype=np.int64)
+        for part in parts:
+            out += np.asarray(part, dtype=np.int64)[picked]
+        return out
     if name == "total_io_size_bytes":
         return _int64s(table.io_bytes(i) for i in rows)
     if name == "weights_size":
