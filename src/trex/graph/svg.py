@@ -42,7 +42,8 @@ def node_size(rows: list[tuple[str, Any]]) -> tuple[float, float]:
     """Width and height of a node box showing ``rows``."""
     if not rows:
         return MIN_WIDTH, ROW_HEIGHT
-    widest = max(len(fit_row(text)) * (BOLD_CHAR_WIDTH if i == 0 else CHAR_WIDTH)
+    # len(fit_row(text)), without making the shortened text
+    widest = max(min(len(text), MAX_ROW_CHARS) * (BOLD_CHAR_WIDTH if i == 0 else CHAR_WIDTH)
                  for i, (text, _) in enumerate(rows))
     return max(MIN_WIDTH, widest + 2 * PAD_X), len(rows) * ROW_HEIGHT
 
