@@ -8,13 +8,19 @@ written by a layer that runs after it, so the edge goes backwards and is expecte
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 LOOP_TYPES = frozenset({"recurrence", "iterator", "triplimit", "loopoutput"})
 CONDITIONAL_TYPES = frozenset({"condition", "conditionalinput", "conditionaloutput"})
 
 
 def normalized_type(layer_type: object) -> str:
     """``Recurrence``, ``kRECURRENCE``, ``RECURRENCE`` -> ``recurrence``; ``kTRIP_LIMIT`` -> ``triplimit``."""
-    text = str(layer_type or "")
+    return _normalized(str(layer_type or ""))
+
+
+@lru_cache(maxsize=1024)  # a plan has a few layer types, asked for once per layer
+def _normalized(text: str) -> str:
     if len(text) > 1 and text[0] == "k" and text[1].isupper():
         text = text[1:]
     return text.replace("_", "").replace(" ", "").lower()
