@@ -10,6 +10,7 @@ than the kernel, e.g. a 1x1 stride-2 downsample reads a quarter of its input) co
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -121,13 +122,37 @@ def _read_fraction(in_spatial: list[int], out_spatial: list[int], kernel: list[i
     return min(max(fraction, 0.0), 1.0)
 
 
+_CONV_KEYS = ("Kernel", "Groups", "OutMaps", "Stride", "Dilation", "PrePadding", "PostPadding")
+
+
+def _hashable(value: Any) -> Any:
+    """Lists as tuples (a convolution's attribute values, as a memo key)."""
+    return tuple(_hashable(v) for v in value) if isinstance(value, list) else value
+
+
 def conv_cost(layer: Layer, prefix: str = "") -> Cost | None:
-    """Convolution as an implicit GEMM: M = N*P*Q, N = K (output channels), K = C/G*R*S."""
-    raw = layer.attributes
+    """Convolution as an implicit GEMM: M = N*P*Q, N = K (output channels), K = C/G*R*S.
+
+    Computed once per geometry (shapes, weights count and the attributes read): a network
+    repeats a few convolution shapes."""
     if not layer.inputs:
         return None
-    x = _dims(layer.inputs[0].shape)
-    y = _dims(layer.outputs[0].shape) if layer.outputs else []
+    values = tuple(_hashable(layer.attribute(prefix + key)) for key in _CONV_KEYS)
+    key = (prefix, tuple(layer.inputs[0].shape),
+           tuple(layer.outputs[0].shape) if layer.outputs else None, layer.weights_cnt, values)
+    try:
+        cost = _conv_geometry_cost(*key)
+    except TypeError:  # an unhashable value (a corrupt file's dict): not remembered
+        cost = _conv_geometry_cost.__wrapped__(*key)
+    return dataclasses.replace(cost) if cost is not None else None  # the caller changes its copy
+
+
+@lru_cache(maxsize=4096)
+def _conv_geometry_cost(prefix: str, x_shape: tuple[int, ...], y_shape: tuple[int, ...] | None,
+                        weights: int, values: tuple[Any, ...]) -> Cost | None:
+    raw = {prefix + key: value for key, value in zip(_CONV_KEYS, values)}
+    x = _dims(list(x_shape))
+    y = _dims(list(y_shape)) if y_shape is not None else []
     kernel = _ints(raw.get(f"{prefix}Kernel"))
     groups = _int(raw.get(f"{prefix}Groups")) or 1
     if len(x) < 3:
@@ -147,7 +172,6 @@ def conv_cost(layer: Layer, prefix: str = "") -> Cost | None:
         out_spatial = y[len(y) - nsp:]
     m = batch * math.prod(out_spatial)
     k = max(c // groups, 1) * math.prod(kernel)
-    weights = layer.weights_cnt
     if weights and weights % k_out == 0 and weights // k_out != k:
         k = weights // k_out  # the weights know the true reduction (e.g. a folded reshape before it)
     macs = m * k_out * k
