@@ -1,6 +1,6 @@
 """Markup in every name-like field stays text in every plotly figure: the report's figures, the
 comparison's (engine display names from ``--names`` or folder names), the notebook figures of
-``trex.report``/``trex.compare`` and the Excel charts made from them. Checked in the figures'
+``trex.figures``/``trex.compare`` and the Excel charts made from them. Checked in the figures'
 JSON, and in Chromium where plotly draws them (tests/test_report_browser.py drives the browser).
 """
 
@@ -170,7 +170,7 @@ def test_comparison_report_shows_markup_as_text(browser, hostile, labels):  # no
 
 
 def test_notebook_figures_show_markup_as_text(browser, hostile, tmp_path):  # noqa: F811
-    """trex.report / trex.compare figures as a notebook draws them (plotly's own HTML)."""
+    """trex.figures / trex.compare figures as a notebook draws them (plotly's own HTML)."""
     import plotly.io as pio
     from plotly.offline import get_plotlyjs
 
