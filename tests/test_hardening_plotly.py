@@ -16,7 +16,7 @@ import pytest
 import trex
 from test_html_report import make_hostile_engine
 from test_report_browser import Report, browser  # noqa: F401 - the browser fixture
-from trex import report as report_views
+from trex import figures as report_views
 from trex.compare import compare_engines_layer_latencies, compare_engines_overview
 from trex.excel_summary import ExcelSummary
 from trex.html_report import write_report

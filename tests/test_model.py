@@ -447,11 +447,12 @@ def test_attribute_columns_follow_a_row_by_row_walk(engines, tmp_path):
 def test_renamed_modules_keep_their_old_names_and_base_names_are_unique():
     import importlib
 
+    import trex.report.frames
+    from trex.timings import timing_records
+
     import trex.figures.frames
     import trex.iteration_stats
-    import trex.report.frames
     from trex import compat
-    from trex.timings import timing_records
 
     assert trex.report.frames is trex.figures.frames and trex.report is trex.figures
     assert trex.timings is trex.iteration_stats and timing_records is trex.iteration_stats.timing_records

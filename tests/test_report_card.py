@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 import trex
-from trex import EnginePlan, notebook, report
+from trex import EnginePlan, notebook
+from trex import figures as report
 from trex.figures.html_table import html_table
 from trex.iteration_stats import latency_percentiles, timing_records, trtexec_percentile
 from trex.jupyter import widgets as interactive  # what TREx's trex.interactive names

@@ -162,6 +162,13 @@ def int64(size: int) -> int:
     return max(-INT64_MAX, min(size, INT64_MAX))
 
 
+def weights_hidden(layer_type: str, subtype: str, weights_size: int, inputs: int) -> bool:
+    """True where the export does not list weights the layer holds: a Myelin region
+    (``{ForeignNode[...]}``) or a Myelin GEMM whose B operand is neither an input nor an
+    attribute."""
+    return layer_type == "Myelin" or (subtype == "gemm" and not weights_size and inputs == 1)
+
+
 class LayerTable:
     """Every layer of one profile of the engine, in engine order, as columns.
 
@@ -308,6 +315,18 @@ class LayerTable:
     def weights_size(self, i: int) -> int:
         """Weights and bias bytes of row i."""
         return int64(self.weights_bytes[i] + self.bias_bytes[i])
+
+    def hides_weights(self, i: int) -> bool:
+        """True where the export does not list weights row i holds (:func:`weights_hidden`)."""
+        return weights_hidden(self.types[i], self.subtypes[i], self.weights_size(i),
+                              len(self.uses(i, False)))
+
+    def hidden_weights(self, rows: Sequence[int]) -> list[int]:
+        """The rows among ``rows`` whose weights the export does not list (only Myelin regions
+        and GEMMs can be: the others are not asked)."""
+        types, subtypes = self.types, self.subtypes
+        return [i for i in rows if (types[i] == "Myelin" or subtypes[i] == "gemm")
+                and self.hides_weights(i)]
 
     @cached_property
     def precisions(self) -> list[str | None]:
