@@ -182,6 +182,7 @@ class LayerTable:
                  names: Sequence[str], uses: TensorUses):
         n = len(records)
         self.raws = raws
+        self._records = records  # the typed records (a tensor's location is read from them)
         self.raw_index: list[int] = list(positions)
         self.names: list[str] = list(names)
         self.subtypes: list[str] = [r.layer_type for r in records]
@@ -248,9 +249,12 @@ class LayerTable:
         else:
             fmt, dims = self.shapes[int(self.use_shape[use])]
             sid = int(self.use_shape[use])
-            source: Any = (self.raws, self.raw_index[int(self.use_row[use])],
-                           "Outputs" if self.use_output[use] else "Inputs",
-                           int(self.use_position[use]))
+            row, output, position = int(self.use_row[use]), bool(self.use_output[use]), \
+                int(self.use_position[use])
+            record = self._records[row]
+            location = (record.outputs if output else record.inputs)[position].location
+            source: Any = (self.raws, self.raw_index[row], "Outputs" if output else "Inputs",
+                           position, location if isinstance(location, str) else None)
             name = self.tensor_names[int(self.use_name[use])]
             make = Activation.made
             if use in self.renamed:  # a rewired edge: the tensor as exported, under a new name
