@@ -224,3 +224,96 @@ def test_quantised_formats_sizes_precisions_and_kernels(decoders):
     assert classify_tactic(_layer(plan, "Attention").tactic_name).operation == "attention"
     mix = Counter(plan.df["precision"])
     assert mix["FP8"] >= 2 and mix["FP4"] == 1
+
+
+# ------------------------------------------------------------------ details view, inside ForeignNodes
+def test_details_view_names_family_costs_and_myelin_region(decoders):
+    from trex.html_report.payload import report_payload
+
+    plan = _load(decoders["fused"], 1)
+    _, details = report_payload([plan])
+    compact = details[0].__json__()
+    assert compact["kinds"]["Attention"]["family"] == "attention"
+    assert "4·B·H·Sq·Skv·D" in compact["kinds"]["Attention"]["about"]
+    assert compact["kinds"]["kgen"]["family"] == "myelin"
+    names = [la.name for la in plan.layers]
+    attention = dict(compact["facts"][str(names.index(_layer(plan, "Attention").name))])
+    assert attention["KV bytes read"] == f"{2 * 4 * 2048 * 128 * 2:,} B"
+    update = dict(compact["facts"][str(names.index(_layer(plan, "KVCacheUpdate").name))])
+    assert update["Bytes written into the cache"] == f"{4 * 1 * 128 * 2:,} B"
+    reduce = dict(compact["facts"][str(names.index(_layer(plan, "DistCollective").name))])
+    assert reduce["Collective"] == "ALL_REDUCE"
+    norm = dict(compact["facts"][str(names.index(_layer(plan, "kgen").name))])
+    assert norm["Myelin region"].startswith("myl0: 1 kernel, ")
+    assert "Pow" in norm["Region's ONNX operators"] and "ReduceMean" in norm[
+        "Region's ONNX operators"]
+
+
+def test_inside_foreign_nodes_ops_counted_and_time_labelled(decoders):
+    import re
+
+    from trex.onnx_map import latency_by_onnx_op, myelin_regions, onnx_op_type
+
+    folder = decoders["fused"]
+    layers, rows = _written(folder, 1)
+    plan = _load(folder, 1)
+    # from the written JSON: Myelin kernels (no ParameterType), grouped by their region number
+    expected: dict[str, list[dict]] = {}
+    for la in layers:
+        if "ParameterType" not in la:
+            region = re.search(r"_(myl\d+)_\d+ \[profile 1\]$", la["Name"]).group(1)
+            expected.setdefault(region, []).append(la)
+    regions = myelin_regions(plan)
+    assert [r.label for r in regions] == list(expected)
+    for region in regions:
+        written = expected[region.label]
+        nodes = [n[len("[ONNX Layer: "):-1] for la in written for n in la["Metadata"].split("\x1f")]
+        assert region.nodes == list(dict.fromkeys(nodes))
+        assert sum(region.ops.values()) == len(region.nodes)
+        assert region.latency_ms == pytest.approx(sum(rows[la["Name"]]["averageMs"]
+                                                      for la in written))
+    ops = latency_by_onnx_op(plan).set_index("onnx_op")
+    inside = Counter(onnx_op_type(n) for r in regions for n in r.nodes)
+    for op, count in inside.items():
+        assert ops.loc[op, "myelin_nodes"] == count
+    assert ops.loc["Pow", "myelin_ms"] == pytest.approx(ops.loc["Pow", "latency_ms"])
+    assert ops.loc["Attention", "myelin_nodes"] == 0  # a dedicated layer, outside any region
+    assert sum(r.latency_ms for r in regions) == pytest.approx(
+        sum(rows[la["Name"]]["averageMs"] for la in layers if "ParameterType" not in la))
+
+
+def test_details_pane_shows_family_costs_and_region(decoders, tmp_path):
+    """The page draws them: the attention row's family, what it does and the KV bytes; a Myelin
+    kernel's region and its ONNX operators."""
+    from test_report_browser import Report, chromium_path
+
+    pytest.importorskip("playwright")
+    if chromium_path() is None:
+        pytest.skip("chromium not installed")
+    from playwright.sync_api import sync_playwright
+
+    from test_report_browser import CHROMIUM_ARGS
+
+    plan = _load(decoders["fused"], 1)
+    out = tmp_path / "llm.html"
+    assert main(["report", str(decoders["fused"]), "--profile-id", "1", "-o", str(out)]) in (0, 1)
+    names = list(plan.df["Name"])
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            report = Report(browser, out)
+            report.tab("layers")
+            for layer, wanted in ((_layer(plan, "Attention"), ("attention family",
+                                                               "KV bytes read", "4·B·H·Sq·Skv·D")),
+                                  (_layer(plan, "kgen"), ("myelin family", "Myelin region",
+                                                          "ReduceMean"))):
+                row = names.index(layer.name)
+                report.js("r => window.trexReport.select(r, 'details', {focus: true})", row)
+                report.wait("n => document.getElementById('details-name') && document."
+                            "getElementById('details-name').textContent === n", layer.name)
+                text = report.page.text_content("#details")
+                for word in wanted:
+                    assert word in text, (word, layer.name)
+            assert not report.errors
+        finally:
+            browser.close()
