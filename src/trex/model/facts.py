@@ -169,9 +169,9 @@ def precision_mix(plan: EnginePlan) -> str:
 
 def has_onnx_metadata(plan: PlanLike) -> bool:
     """True if some layer lists the ONNX nodes it implements (TensorRT 8.6+ ``Metadata``)."""
-    table = getattr(plan, "table", None)
-    if table is not None and getattr(plan, "rows", None) is not None:
-        return any(table.onnx_nodes[i] for i in plan.rows)
+    table, rows = getattr(plan, "table", None), getattr(plan, "rows", None)
+    if table is not None and rows is not None:
+        return any(table.onnx_nodes[i] for i in rows)
     return any(layer.onnx_nodes for layer in plan.layers)
 
 

@@ -80,8 +80,9 @@ class Activation:
         known without the exported dict for the layer table's tensors."""
         source = self._raw
         if type(source) is tuple:
-            return source[4] if source[0] != "renamed" else source[1].location
-        location = source.get("Location")
+            location = source[4] if source[0] != "renamed" else source[1].location
+        else:
+            location = source.get("Location")
         return location if isinstance(location, str) else None
 
     def tooltip(self) -> str:
