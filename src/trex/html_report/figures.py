@@ -138,11 +138,13 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
 
 def _precision_counts(plan: EnginePlan) -> Any:
     """The count half of the precision rollup (an engine without latencies has no other half)."""
+    from ..figures._common import columns_frame
     from ..figures.frames import group_count
     from ..figures.plotting import plotly_pie2
     from ..graph.colors import precision_colormap
 
-    return plotly_pie2(None, [(group_count(plan.df, "precision"), "Layer count by precision",
+    precisions = columns_frame(plan, ["precision"])
+    return plotly_pie2(None, [(group_count(precisions, "precision"), "Layer count by precision",
                                "count", "precision")], colormap=precision_colormap)
 
 
