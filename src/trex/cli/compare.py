@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     with progress("trex compare") as shown:
         engines = ENGINES.load(args, lambda path: shown.step(f"loading {path}"))
         plans, paths, labels = engines.plans, engines.paths, engines.labels
-        shown.layers(sum(len(plan.df) for plan in plans))
+        shown.layers(sum(len(plan.rows) for plan in plans))
         mismatches = views.engine_mismatches(plans, labels)
         if mismatches:  # first: the figures below compare unlike engines
             shown.clear()

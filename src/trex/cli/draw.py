@@ -82,7 +82,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     with progress("trex draw") as shown:
         (plan,) = ENGINES.load(args, lambda path: shown.step(f"loading {path}")).plans
-        shown.layers(len(plan.df))
+        shown.layers(len(plan.rows))
         shown.clear()
         return _draw(args, plan, shown)
 

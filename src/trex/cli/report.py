@@ -62,7 +62,7 @@ def _run(args: argparse.Namespace) -> int:
     with progress("trex report") as shown:
         engines = ENGINES.load(args, lambda path: shown.step(f"loading {path}"))
         plans, paths, labels = engines.plans, engines.paths, engines.labels
-        shown.layers(sum(len(plan.df) for plan in plans))
+        shown.layers(sum(len(plan.rows) for plan in plans))
         shown.clear()
         for mismatch in engine_mismatches(plans, labels):
             warn("trex report", mismatch)
