@@ -2,7 +2,8 @@
 
 A decode step (one token per sequence) reads every weight once and the whole KV cache once, and
 does little arithmetic: its speed limit is the GPU's memory bandwidth. The bytes that must move
-per step are the weights (and bias) the export lists, the K and V caches the attention reads (the
+per step are the weights (and bias) the export lists (of an MoE layer, only the experts a step
+of N tokens can route to: min(experts, N x top-k) of them), the K and V caches the attention reads (the
 cache a cache update writes, where one is found; an engine input that is the cache before the
 update is the same memory and counts there), and every other activation tensor once (its largest
 view). Divided by the measured step time (trtexec's GPU compute median; else the sum of the layer
@@ -15,12 +16,14 @@ without transformer blocks.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from ..model.plan import EnginePlan
+from . import roles as R
 from .view import transformer_view
 
 
@@ -37,6 +40,7 @@ class StepTraffic:
     gpu: str | None
     peak_gbs: float | None
     flops: float | None  # the compute model's FLOPs of the step (None: no layer has a model)
+    inactive_expert_bytes: int = 0  # MoE experts' weights the step does not read (left out)
 
     @property
     def total_bytes(self) -> int:
@@ -116,21 +120,24 @@ def step_traffic(plan: EnginePlan, gpu: str | None = None, always: bool = False
     largest = _largest_activations(plan)
     kv = sum(largest.get(n, 0) for n in kv_names)
     activations = sum(size for n, size in largest.items() if n not in kv_names | cache_inputs)
+    inactive = _inactive_experts(plan, view)
     flops_col = layer_compute(plan)["flops"].to_numpy(dtype="float64")
     flops = float(np.nansum(flops_col)) if np.isfinite(flops_col).any() else None
     measured = plan.measured.gpu_compute_median_ms
     if measured:
-        step_ms, source = measured, f"GPU compute median ({plan.measured.source})"
+        step_ms, source = measured, "GPU compute median " + (
+            "of the timed iterations" if plan.measured.origin == "timings" else "(trtexec)")
     elif plan.has_profile and plan.total_runtime > 0:
         step_ms, source = plan.total_runtime, "sum of the layers' average times"
     else:
         step_ms, source = None, "no measured time"
     traffic = StepTraffic(
         stage="decode" if view.stage == "decode" else "memory-bound",
-        weights_bytes=int(plan.total_weights_size), kv_cache_bytes=int(kv),
+        weights_bytes=int(plan.total_weights_size) - inactive, kv_cache_bytes=int(kv),
         activation_bytes=int(activations), step_ms=step_ms, time_source=source,
         gpu=peaks.name if peaks else None,
-        peak_gbs=peaks.bandwidth_gbs if peaks and peaks.bandwidth_gbs else None, flops=flops)
+        peak_gbs=peaks.bandwidth_gbs if peaks and peaks.bandwidth_gbs else None, flops=flops,
+        inactive_expert_bytes=inactive)
     if always or view.stage == "decode":
         return traffic
     ridge = peaks.ridge_point if peaks else None
@@ -138,6 +145,30 @@ def step_traffic(plan: EnginePlan, gpu: str | None = None, always: bool = False
     if ridge and intensity is not None and intensity < ridge:
         return traffic
     return None
+
+
+def _inactive_experts(plan: EnginePlan, view: Any) -> int:
+    """Bytes of MoE expert weights a step leaves unread: of ``NumExperts`` experts, a step of
+    ``tokens`` tokens routed to ``TopK`` each reads at most min(experts, tokens x top-k)."""
+    table, rows = plan.table, plan.rows
+    unread = 0
+    for pos, role in enumerate(view.roles):
+        if role != R.MOE:
+            continue
+        layer = plan.layers[pos]
+        attrs = layer.attributes
+        experts, top_k = _count(attrs.get("NumExperts")), _count(attrs.get("TopK"))
+        if not experts or not top_k or not layer.inputs:
+            continue
+        tokens = math.prod(max(int(d), 1) for d in layer.inputs[0].shape[:-1])
+        active = min(experts, tokens * top_k)
+        weights = table.weights_bytes[rows[pos]] + table.bias_bytes[rows[pos]]
+        unread += int(weights * (experts - active) / experts)
+    return unread
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _largest_activations(plan: EnginePlan) -> dict[str, int]:

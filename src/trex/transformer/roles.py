@@ -62,6 +62,9 @@ _NORM_NODE_RE = re.compile(r"layer_?norm|rms_?norm|(?:^|[/._])ln_?f?(?:[/._]|\d|
 _ROPE_NODE_RE = re.compile(r"rotary|rope|(?:^|[/._])(?:cos|sin)(?:[/._]|$)", re.IGNORECASE)
 _CACHE_NODE_RE = re.compile(r"past|present|kv_?cache|key_?cache|value_?cache|cache", re.IGNORECASE)
 _SOFTMAX_OPS = frozenset({"Softmax"})
+_MOVEMENT_OPS = frozenset({"Split", "Reshape", "Transpose", "Expand", "Squeeze", "Unsqueeze",
+                           "Flatten", "Identity", "Cast", "Tile"})
+_MOVEMENT_KINDS = frozenset({"shuffle", "reformat", "myelinreformat", "cast", "transpose", "noop"})
 _NORM_OPS = frozenset({"LayerNormalization", "RMSNormalization", "SimplifiedLayerNormalization",
                        "SkipLayerNormalization", "SkipSimplifiedLayerNormalization"})
 _GEMM_OPS = frozenset({"MatMul", "Gemm", "Einsum", "MatMulInteger", "QLinearMatMul"})
@@ -78,6 +81,7 @@ class LayerRole:
     block: int | None  # the block its ONNX nodes name (``layers.3`` -> 3), else None
     rope_hint: bool  # its names mention rotary/rope/cos/sin
     cache_hint: bool  # its names mention past/present/cache
+    movement: bool = False  # it only moves data (reshape, transpose, split, expand, cast)
 
 
 def layer_role(kind: str, subtype: str, name: str, tactic: str | None,
@@ -86,7 +90,9 @@ def layer_role(kind: str, subtype: str, name: str, tactic: str | None,
     names = list(nodes) or nodes_from_name(name)
     text = " ".join((name, *names))
     block = _block_of(names or [name])
-    hints = (bool(_ROPE_NODE_RE.search(text)), bool(_CACHE_NODE_RE.search(text)))
+    ops = {onnx_op_type(n) for n in names}
+    movement = ops <= _MOVEMENT_OPS if names else _key(kind) in _MOVEMENT_KINDS
+    hints = (bool(_ROPE_NODE_RE.search(text)), bool(_CACHE_NODE_RE.search(text)), movement)
     for k in (kind, subtype):
         role = _DEDICATED.get(_key(k))
         if role is not None and role not in (GEMM, SOFTMAX, NORM):
@@ -95,14 +101,14 @@ def layer_role(kind: str, subtype: str, name: str, tactic: str | None,
     if _FUSED_KERNEL_RE.search(tactic or "") or (kernel_name and _FUSED_KERNEL_RE.search(name)) \
             or (_key(subtype).startswith("plugin") and "attention" in name.lower()):
         return LayerRole(ATTENTION, block, *hints)
-    ops = {onnx_op_type(n) for n in names}
     for k in (kind, subtype):
         role = _DEDICATED.get(_key(k))
         if role is not None:
             return LayerRole(role, block, *hints)
     if ops & _SOFTMAX_OPS:
         return LayerRole(SOFTMAX, block, *hints)
-    if ops & _NORM_OPS or (names and all(_NORM_NODE_RE.search(n) for n in names)):
+    if ops & _NORM_OPS or {"ReduceMean", "Sqrt"} <= ops or \
+            (names and 2 * sum(bool(_NORM_NODE_RE.search(n)) for n in names) > len(names)):
         return LayerRole(NORM, block, *hints)
     if ops & _GEMM_OPS and _key(kind) in ("kgen", "myelin", "unknown", "convolution"):
         return LayerRole(GEMM, block, *hints)

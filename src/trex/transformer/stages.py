@@ -23,7 +23,7 @@ from .bandwidth import step_traffic
 from .view import TransformerView, transformer_view
 
 FAMILIES = ("attention", "GEMM", "norm", "RoPE", "KV cache", "MoE", "collective", "other")
-_ROLE_FAMILY = {R.ATTENTION: "attention", R.SOFTMAX: "attention", R.GEMM: "GEMM", R.NORM: "norm",
+_ROLE_FAMILY = {R.ATTENTION: "attention", R.GEMM: "GEMM", R.NORM: "norm",
                 R.ROPE: "RoPE", R.KV_CACHE: "KV cache", R.MOE: "MoE",
                 R.COLLECTIVE: "collective"}
 TINY_US = 5.0  # kernels shorter than this are launch-bound (as the tiny-kernels linter says)

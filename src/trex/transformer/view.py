@@ -32,12 +32,13 @@ from .roles import LayerRole, layer_role
 
 MAX_HOPS = 4  # glue layers between a softmax and its GEMMs
 MAX_PATH = 12  # glue layers followed back from an attention input
-_NOT_EVIDENCE = frozenset({"Shuffle", "Reformat", "MyelinReformat", "Cast", "Transpose", "NoOp"})
 _ELEMENTWISE = frozenset({"PointWise", "PointWiseV2", "ElementWise", "kgen", "Activation", "Unary",
                           "Scale", "Myelin"})
 _CACHE_KINDS = frozenset({"Concatenation", "Scatter", "Slice", "ElementWise", "PointWise", "Copy",
-                          "kgen", "Myelin", "Gather", "Select"})
+                          "kgen", "Myelin", "Gather", "Select", "Reformat"})
 _QUICK_RE = re.compile(r"softmax|attention|attn|mha|kvcache|rotary", re.IGNORECASE)
+_NAMED_RE = re.compile(r"attention|attn|mha|kvcache|kv_cache|rotary", re.IGNORECASE)
+_SOFTMAX_RE = re.compile(r"softmax", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -169,20 +170,30 @@ class _Flow:
             if t not in self.engine_in:
                 continue
             dims = self.dims(t)
-            if any(len(o) == len(dims) >= 3 and sum(a != b for a, b in zip(o, dims)) <= 1
+            if any(len(o) == len(dims) >= 3 and sum(a != b for a, b in zip(o, dims)) == 1
                    for o in outs):
                 return True
         return False
 
+    def source_of(self, tensor: int, pos: int) -> int:
+        """The input of ``pos`` that ``tensor`` (one of its outputs) comes from: the input at
+        the same place when the layer has as many inputs as outputs (a Myelin kernel expanding
+        K and V together), else the largest."""
+        ins, outs = self.ins[pos], self.outs[pos]
+        if len(ins) == len(outs) and tensor in outs:
+            return ins[outs.index(tensor)]
+        return max(ins, key=self.size)
+
 
 # ------------------------------------------------------------------ finding the sites
 def _view(plan: EnginePlan) -> TransformerView:
-    if not plan.detailed:
-        return TransformerView(note="needs detailed layer information (tensors connect the "
-                                    "layers): build with --profilingVerbosity=detailed")
-    table, rows = plan.table, plan.rows
-    if not _maybe_attention(plan):
+    if not _maybe_attention(plan, strict=not plan.detailed):
         return TransformerView()
+    if not plan.detailed:
+        return TransformerView(note="the layer names suggest attention, but finding it needs "
+                                    "detailed layer information (tensors connect the layers): "
+                                    "build with --profilingVerbosity=detailed")
+    table, rows = plan.table, plan.rows
     role_of = [layer_role(table.types[i], table.subtypes[i], table.names[i],
                           table.tactic_names[i], table.onnx_nodes[i]) for i in rows]
     roles = [r.role for r in role_of]
@@ -205,15 +216,20 @@ def _view(plan: EnginePlan) -> TransformerView:
     return view
 
 
-def _maybe_attention(plan: EnginePlan) -> bool:
-    """A cheap look for anything attention-like before the per-layer work (big CNNs skip it)."""
+def _maybe_attention(plan: EnginePlan, strict: bool = False) -> bool:
+    """A cheap look for anything attention-like before the per-layer work (big CNNs skip it);
+    ``strict`` (names only, nothing to check it by): attention named, or several softmaxes."""
     table = plan.table
     kinds = {R._key(k) for k in (*set(table.types), *set(table.subtypes))}
-    if any(R._DEDICATED.get(k) in (R.ATTENTION, R.SOFTMAX, R.KV_CACHE, R.ROPE) for k in kinds):
+    if any(R._DEDICATED.get(k) in (R.ATTENTION, R.KV_CACHE, R.ROPE) for k in kinds):
+        return True
+    if not strict and any(R._DEDICATED.get(k) == R.SOFTMAX for k in kinds):
         return True
     text = "\n".join(n for n in table.names) + "\n".join(t for t in table.tactic_names if t) + \
         "\n".join(n for nodes in table.onnx_nodes for n in nodes)
-    return bool(_QUICK_RE.search(text))
+    if not strict:
+        return bool(_QUICK_RE.search(text))
+    return bool(_NAMED_RE.search(text)) or len(_SOFTMAX_RE.findall(text)) >= 2
 
 
 def _ms(lat: np.ndarray, positions: Iterable[int]) -> float | None:
@@ -336,7 +352,7 @@ def _cache_tensor(tensor: int, roles: list[str], flow: _Flow, types: list[str]) 
             return max(outs, key=flow.size) if outs else current
         if roles[pos] not in (R.GLUE, R.OTHER) or not flow.ins[pos]:
             break
-        current = max(flow.ins[pos], key=flow.size)
+        current = flow.source_of(current, pos)
     return tensor
 
 
@@ -382,7 +398,7 @@ def _chains(site: AttentionSite, roles: list[str], role_of: list[LayerRole], flo
     cache = set(cache_dedicated) | set(cache_chain)
     rope_dedicated = [p for p in (*q_path, *kv_paths) if roles[p] == R.ROPE]
     candidates = [p for p in dict.fromkeys((*q_path, *kv_paths)) if roles[p] == R.GLUE
-                  and p not in cache and types[p] not in _NOT_EVIDENCE]
+                  and p not in cache and not role_of[p].movement]
     rotates = any(role_of[p].rope_hint for p in candidates) or any(
         types[p] in _ELEMENTWISE and len(flow.ins[p]) >= 2 for p in q_path if p in candidates)
     rope = _chain(rope_dedicated, candidates if rotates and not rope_dedicated else [], lat)
