@@ -86,7 +86,20 @@ def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
         "onnx_nodes": onnx_rows.head(top) if top is not None else onnx_rows,
         "onnx_without_metadata": onnx.attrs["without_metadata"],
         "gate": None,
+        **_stages(plans, names),
     }
+
+
+def _stages(plans: list[EnginePlan], names: list[str]) -> dict[str, Any]:
+    """Transformer engines (the prefill and decode profiles of one LLM, with --profiles): each
+    stage's shapes, blocks, time and bandwidth, latency per family, and why each stage's layer
+    sum differs from its measured time. Nothing for engines without transformer blocks."""
+    from ..transformer import family_table, has_transformer, stage_gap, stage_table
+
+    if not has_transformer(plans):
+        return {}
+    return {"stages": stage_table(plans, names), "families": family_table(plans, names),
+            "stage_gaps": {name: stage_gap(plan) for name, plan in zip(names, plans)}}
 
 
 def _layers_for_text(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:
@@ -143,10 +156,27 @@ def _sections(report: dict[str, Any], names: list[str]) -> list[tuple[str, pd.Da
          f"{len(report['layers'])} of {report['aligned_rows']} rows)",
          _layers_for_text(report["layers"], names)),
     ]
+    if "stages" in report:
+        sections.append(("Stages (transformer view per engine or optimisation profile)",
+                         report["stages"]))
+        sections.append(("Latency by family per stage (ms, % of the stage's layer sum)",
+                         report["families"]))
+        sections.append(("Layer sum vs measured GPU time per stage", _gap_table(report)))
     if len(report["onnx_nodes"]):
         sections.append((f"ONNX nodes, largest regressions first ({names[-1]} vs {names[0]}; a "
                          "fused layer counts for each of its nodes)", report["onnx_nodes"]))
     return sections
+
+
+def _gap_table(report: dict[str, Any]) -> pd.DataFrame:
+    """One row per stage: layer sum, measured time, gap and why (the explanation's sentences)."""
+    rows = []
+    for name, gap in report["stage_gaps"].items():
+        rows.append({"engine": name,
+                     "layer sum ms": gap.get("sum_of_layers_ms") if gap.get("timed_layers") else None,
+                     "measured ms": gap.get("measured_ms"), "gap ms": gap.get("gap_ms"),
+                     "why": " ".join(f"{w}." for w in gap.get("explanation", []))})
+    return pd.DataFrame(rows)
 
 
 def _markdown(report: dict[str, Any], names: list[str], paths: list[str],
@@ -198,20 +228,26 @@ def run(args: argparse.Namespace) -> int:
                         for n, p, plan in zip(labels, paths, plans)],
             "warnings": mismatches,
             **{k: report[k] for k in ("summary", "by_type", "by_precision", "alignment", "layers",
-                                      "aligned_rows", "onnx_nodes", "onnx_without_metadata")},
+                                      "aligned_rows", "onnx_nodes", "onnx_without_metadata",
+                                      "stages", "families", "stage_gaps") if k in report},
             "gate": None if gate is None else {**vars(gate), "message": gate.message},
         }
         out.write(to_json(data) + "\n")
     elif args.format == "csv":
-        for key in ("summary", "by_type", "by_precision", "alignment", "layers", "onnx_nodes"):
-            out.write(f"# {key}\n{csv_text(report[key], **csv_options(args))}")
+        for key in ("summary", "by_type", "by_precision", "alignment", "layers", "onnx_nodes",
+                    "stages", "families"):
+            if key in report:
+                out.write(f"# {key}\n{csv_text(report[key], **csv_options(args))}")
     elif args.format == "markdown":
         out.write(_markdown(report, names, paths, plans, note))
     else:
         out.write("Engines (first = baseline):\n")
         out.write(text_table(_engines_table(labels, paths, plans)) + "\n")
         for title, df in _sections(report, names):
+            whys = df.pop("why").tolist() if "why" in df.columns else []
             out.write(f"\n{title}:\n{text_table(df, max_width=60)}\n")
+            for engine, why in zip(df["engine"].tolist() if whys else [], whys):
+                out.write(f"  {engine}: {why}\n")
         if note:
             out.write(f"\nONNX nodes: {note}\n")
         if gate is not None:

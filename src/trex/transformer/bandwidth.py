@@ -3,7 +3,8 @@
 A decode step (one token per sequence) reads every weight once and the whole KV cache once, and
 does little arithmetic: its speed limit is the GPU's memory bandwidth. The bytes that must move
 per step are the weights (and bias) the export lists (of an MoE layer, only the experts a step
-of N tokens can route to: min(experts, N x top-k) of them), the K and V caches the attention reads (the
+of N tokens can route to: min(experts, N x top-k) of them; of an embedding table, only the rows
+a Gather writes), the K and V caches the attention reads (the
 cache a cache update writes, where one is found; an engine input that is the cache before the
 update is the same memory and counts there), and every other activation tensor once (its largest
 view). Divided by the measured step time (trtexec's GPU compute median; else the sum of the layer
@@ -31,7 +32,7 @@ from .view import transformer_view
 class StepTraffic:
     """The bytes one step moves, its time and the bandwidth achieved against the peak."""
 
-    stage: str  # "decode", or "memory-bound" for another stage whose intensity is below the ridge
+    stage: str  # "decode", "prefill" (shown when memory-bound), or "the engine"
     weights_bytes: int
     kv_cache_bytes: int
     activation_bytes: int
@@ -41,6 +42,8 @@ class StepTraffic:
     peak_gbs: float | None
     flops: float | None  # the compute model's FLOPs of the step (None: no layer has a model)
     inactive_expert_bytes: int = 0  # MoE experts' weights the step does not read (left out)
+    ungathered_bytes: int = 0  # embedding-table rows a Gather does not read (left out)
+    ridge: float | None = None  # the GPU's FLOP/byte ridge point (FP16), when known
 
     @property
     def total_bytes(self) -> int:
@@ -70,8 +73,8 @@ class StepTraffic:
     def line(self) -> str:
         """``decode moves 8.2 GB per step in 3.3 ms = 2.48 TB/s, 74 % of the H100 SXM5's
         3.35 TB/s``."""
-        what = "decode moves" if self.stage == "decode" else "one inference (memory-bound) moves"
-        text = f"{what} {size_text(self.total_bytes)} per step"
+        step = "step" if self.stage == "decode" else "run"
+        text = f"{self.stage} moves {size_text(self.total_bytes)} per {step}"
         achieved = self.achieved_gbs
         if achieved is None:
             return text + " (no measured time: --exportTimes or trtexec's performance summary)"
@@ -81,6 +84,9 @@ class StepTraffic:
             text += f", {pct:.0f} % of the {self.gpu}'s {rate_text(self.peak_gbs)}"
         else:
             text += " (no peak bandwidth known for this GPU: --gpu NAME)"
+        if self.stage != "decode" and self.intensity is not None and self.ridge:
+            text += (f"; memory-bound: {self.intensity:.3g} FLOP/B, below the ridge point "
+                     f"{self.ridge:.3g}")
         return text
 
     def as_dict(self) -> dict[str, Any]:
@@ -121,6 +127,7 @@ def step_traffic(plan: EnginePlan, gpu: str | None = None, always: bool = False
     kv = sum(largest.get(n, 0) for n in kv_names)
     activations = sum(size for n, size in largest.items() if n not in kv_names | cache_inputs)
     inactive = _inactive_experts(plan, view)
+    ungathered = _ungathered(plan)
     flops_col = layer_compute(plan)["flops"].to_numpy(dtype="float64")
     flops = float(np.nansum(flops_col)) if np.isfinite(flops_col).any() else None
     measured = plan.measured.gpu_compute_median_ms
@@ -132,16 +139,17 @@ def step_traffic(plan: EnginePlan, gpu: str | None = None, always: bool = False
     else:
         step_ms, source = None, "no measured time"
     traffic = StepTraffic(
-        stage="decode" if view.stage == "decode" else "memory-bound",
-        weights_bytes=int(plan.total_weights_size) - inactive, kv_cache_bytes=int(kv),
+        stage=view.stage or "the engine",
+        weights_bytes=int(plan.total_weights_size) - inactive - ungathered,
+        kv_cache_bytes=int(kv),
         activation_bytes=int(activations), step_ms=step_ms, time_source=source,
         gpu=peaks.name if peaks else None,
         peak_gbs=peaks.bandwidth_gbs if peaks and peaks.bandwidth_gbs else None, flops=flops,
-        inactive_expert_bytes=inactive)
+        inactive_expert_bytes=inactive, ungathered_bytes=ungathered,
+        ridge=peaks.ridge_point if peaks else None)
     if always or view.stage == "decode":
         return traffic
-    ridge = peaks.ridge_point if peaks else None
-    intensity = traffic.intensity
+    ridge, intensity = traffic.ridge, traffic.intensity
     if ridge and intensity is not None and intensity < ridge:
         return traffic
     return None
@@ -164,6 +172,19 @@ def _inactive_experts(plan: EnginePlan, view: Any) -> int:
         active = min(experts, tokens * top_k)
         weights = table.weights_bytes[rows[pos]] + table.bias_bytes[rows[pos]]
         unread += int(weights * (experts - active) / experts)
+    return unread
+
+
+def _ungathered(plan: EnginePlan) -> int:
+    """Bytes of weight tables (embeddings) that Gather layers do not read: a gather reads the
+    rows it writes, not the whole table."""
+    table, rows = plan.table, plan.rows
+    unread = 0
+    for i in rows:
+        if table.types[i] != "Gather":
+            continue
+        weights = sum(t.size_bytes for t in table.constant_inputs(i))
+        unread += max(0, weights - table.out_bytes[i])
     return unread
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..model.facts import engine_facts
+from ..model.measurement import measured_profile
 from ..model.plan import EnginePlan
 from . import roles as R
 from .bandwidth import step_traffic
@@ -149,6 +150,11 @@ def stage_gap(plan: EnginePlan) -> dict[str, Any]:
 
     gap = layer_sum_gap(plan)
     why = list(gap.get("explanation", []))
+    ran = measured_profile(plan.inference_options)
+    if gap.get("measured_ms") is None and ran is not None and ran != plan.profile_id:
+        why = [f"cannot compare: the measured run (timings, performance summary) is profile "
+               f"{ran}'s; measure this one with trtexec --profile={plan.profile_id} "
+               "--exportTimes"]
     lat = np.asarray(plan.latency.avg, dtype="float64")
     timed = lat[(lat > 0) & ~np.isnan(lat)]
     tiny = int(np.sum(timed * 1000.0 < TINY_US))
