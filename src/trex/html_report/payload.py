@@ -142,6 +142,31 @@ def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]
     }
 
 
+def transformer_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any] | None:
+    """The transformer view (:mod:`trex.transformer`): the one-line text, stage, blocks, latency
+    per family, the step's traffic against the peak bandwidth and the layer-sum gap explained;
+    None for an engine without transformer blocks."""
+    from ..transformer import (
+        blocks_frame,
+        family_table,
+        stage_gap,
+        step_traffic,
+        transformer_view,
+        view_text,
+    )
+
+    view = transformer_view(plan)
+    if not view:
+        return None
+    traffic = step_traffic(plan, gpu)
+    families = family_table([plan], ["engine"]).rename(
+        columns=lambda c: c.replace("engine ", ""))
+    return clean({"text": view_text(view), "stage": view.stage, "grouping": view.grouping,
+                  "blocks": frame(blocks_frame(plan)), "families": frame(families),
+                  "bandwidth": traffic.as_dict() if traffic is not None else None,
+                  "gap": stage_gap(plan)})
+
+
 def timings_payload(plan: EnginePlan) -> dict[str, Any]:
     """Per-iteration latency and GPU compute (every record; the first ``warmup_iterations`` are
     trtexec's warm-up), trtexec-rule percentiles of the timed ones and the timing analysis."""
@@ -201,6 +226,11 @@ def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None
     step("roofline and timings")
     data["roofline"] = roofline_payload(plan, gpu)
     data["timings"] = timings_payload(plan)
+    found = transformer_payload(plan, gpu)
+    if found is not None:  # only engines with transformer blocks have the key
+        data["transformer"] = found
+        if found["bandwidth"] is not None:
+            data["roofline"]["step"] = found["bandwidth"]
     data["figures"] = {}
     if figures:
         from .figures import engine_figures
@@ -245,6 +275,14 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
         "onnx_without_metadata": [str(n) for n in onnx.attrs.get("without_metadata", [])],
         "figures": {},
     }
+    from ..transformer import family_table, has_transformer, stage_gap, stage_table
+
+    if has_transformer(plans):  # prefill vs decode: only engines with transformer blocks
+        data["stages"] = {
+            "table": frame(stage_table(plans, names)),
+            "families": frame(family_table(plans, names)),
+            "gaps": [clean({"engine": name, **stage_gap(plan)})
+                     for name, plan in zip(names, plans)]}
     if figures:
         from .figures import comparison_figures
 

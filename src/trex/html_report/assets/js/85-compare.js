@@ -10,6 +10,7 @@ function buildCompare(sec) {
   page.append(plainTable(['', 'label', 'engine', 'path'], engines.map(e => [e.d.letter, e.label(), e.d.name, e.d.path])));
   page.append(h('h2', { text: 'Summary' }));
   page.append(h('div', { class: 'scroll-box' }, frameTable(C.summary)));
+  if (C.stages) page.append(stagesSection(C.stages));
   const g = h('div', { class: 'grid2' });
   page.append(h('h2', { text: 'Overview' }), g);
   for (const key of Object.keys(C.figures)) pyFigure(g, C.figures[key]);
@@ -99,4 +100,25 @@ function buildCompare(sec) {
     });
     new VirtualTable(obox, { columns: ocols }).setItems([...O.rows.keys()]);
   }
+}
+
+/**
+ * Transformer engines side by side (the prefill and decode profiles of one LLM): each stage's
+ * shapes, blocks, time and bandwidth; latency per family; each stage's layer-sum gap explained.
+ * @param {{table: Frame, families: Frame, gaps: Object<string, any>[]}} S
+ */
+function stagesSection(S) {
+  const box = h('section', { class: 'section', id: 'stages' });
+  box.append(h('h2', { text: 'Stages (prefill vs decode)' }));
+  box.append(h('div', { class: 'scroll-box', id: 'stages-table' }, frameTable(S.table)));
+  box.append(h('h3', { text: 'Latency by family per stage (ms, % of the stage\'s layer sum)' }));
+  box.append(h('div', { class: 'scroll-box', id: 'stages-families' }, frameTable(S.families)));
+  box.append(h('h3', { text: 'Sum of layers vs measured GPU time, per stage' }));
+  const list = h('dl', { class: 'kv', id: 'stages-gaps' });
+  for (const g of S.gaps) {
+    const why = Array.isArray(g.explanation) ? g.explanation.join('; ') : '';
+    list.append(h('dt', { text: String(g.engine) }), h('dd', { text: why || MISSING }));
+  }
+  box.append(list);
+  return box;
 }
