@@ -213,13 +213,16 @@ def _largest_activations(plan: EnginePlan) -> dict[str, int]:
 
 
 def _cache_inputs(plan: EnginePlan, view: Any, kv_names: set[str]) -> set[str]:
-    """Engine inputs the cache updates read as the cache before the update (same memory)."""
+    """Engine inputs the cache updates read as the cache before the update (same memory): those
+    shaped like the cache (a write index or length is an activation)."""
     table, rows = plan.table, plan.rows
     inputs = {t.name for t in plan.get_bindings()[0]}
     out: set[str] = set()
     for block in view.blocks:
         for pos in block.kv_cache.positions:
-            out.update(t.name for t in table.inputs(rows[pos]) if t.name in inputs)
+            ranks = {len(t.shape) for t in table.outputs(rows[pos])}
+            out.update(t.name for t in table.inputs(rows[pos])
+                       if t.name in inputs and len(t.shape) >= 3 and len(t.shape) in ranks)
     return out - kv_names
 
 
