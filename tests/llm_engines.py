@@ -106,6 +106,9 @@ class _Stage:
     kv: int
     layers: list[Layer] = field(default_factory=list)
     _const: int = 0
+    _region: int = -1
+    _kernel: int = 0
+    _in_region: bool = False
 
     @property
     def suffix(self) -> str:
@@ -131,6 +134,8 @@ class _Stage:
             outputs: list[dict], *, onnx: list[str], tactic: str = "", flops: float = 0.0,
             moved: float | None = None, math: str = "BF16", **extra: Any) -> dict[str, Any]:
         myelin = parameter_type is None
+        if not myelin:
+            self._in_region = False
         sep = "\x1f" if myelin else "\x1e"
         fields: dict[str, Any] = {"Name": name + self.suffix, "LayerType": layer_type}
         if parameter_type:
@@ -146,8 +151,14 @@ class _Stage:
         self.layers.append(Layer(fields, flops, size, math))
         return outputs[0] if outputs else {}
 
-    def myl(self, region: int, index: int, label: str) -> str:
-        return f"{label}_myl{region}_{index}"
+    def myl(self, label: str) -> str:
+        """A Myelin kernel's name: ``<label>_myl<region>_<k>``; a region is a run of Myelin
+        kernels, so a dedicated layer between two kernels starts the next region."""
+        if not self._in_region:
+            self._region, self._kernel, self._in_region = self._region + 1, 0, True
+        else:
+            self._kernel += 1
+        return f"{label}_myl{self._region}_{self._kernel}"
 
     # ------------------------------------------------------------------ the network
     def build(self) -> list[Layer]:
@@ -160,31 +171,30 @@ class _Stage:
                  moved=2 * b * s * c.hidden * 2 + b * s * 4, Axis=0, Mode="DEFAULT")
         for i in range(c.blocks):
             x = self.block(i, x)
-        region = c.blocks * 4
         p = "/model/norm"
         last = self.t(f"{p}/Mul_1_output_0'.last", [b, 1, c.hidden], "BFloat16", True)
         xin = _bare(x)
-        self.add(self.myl(region, 0, "__myl_SlicCastMulMeanAddSqrtDivMulCast"), "kgen", None,
+        self.add(self.myl("__myl_SlicCastMulMeanAddSqrtDivMulCast"), "kgen", None,
                  [xin, self.const([c.hidden], "BFloat16", "/model/norm/weight")], [last],
                  onnx=[f"{p}/Cast", f"{p}/Pow", f"{p}/ReduceMean", f"{p}/Add", f"{p}/Sqrt",
                        f"{p}/Div", f"{p}/Mul", f"{p}/Mul_1", "/model/Slice_last_token"],
                  tactic="__myl_SlicCastMulMeanAddSqrtDivMulCast_0x5e2c1d", math="BF16")
         logits = self.t("logits", [b, 1, c.vocab], "Float", True)
-        self.add(self.myl(region, 1, "/lm_head/MatMul"), "gemm", None,
+        self.add(self.myl("/lm_head/MatMul"), "gemm", None,
                  [last, self.const([c.hidden, c.vocab], "BFloat16", "/lm_head/weight")], [logits],
                  onnx=["/lm_head/MatMul"], tactic=self.gemm_tactic("bf16bf16", b),
                  flops=2 * b * c.hidden * c.vocab)
         return self.layers
 
     def gemm_tactic(self, types: str, m: int, extra: str = "") -> str:
-        sm = self.gpu.sm
+        """A CASK kernel name: ``types`` is the A/B pair (``e4m3e4m3``), the math type its first."""
+        sm, math = self.gpu.sm, types[: len(types) // 2]
         if m <= 8:
             return f"{sm}_xmma_cublas_gemvx_{types}_f32_f32_tn_n_int32_unit_n{extra}"
-        return f"{sm}_xmma_gemm_{types}_bf16f32_f32_tn_n_tilesize128x256x64_stage4_warpsize2x2x1" \
-               f"_tensor16x8x16{extra}"
+        return f"{sm}_xmma_gemm_{types}_{math}f32_f32_tn_n_tilesize128x256x64_stage4_warpsize" \
+               f"2x2x1_tensor16x8x16{extra}"
 
-    def norm(self, region: int, index: int, prefix: str, inputs: list[dict], outputs: list[dict],
-             residual: bool) -> None:
+    def norm(self, prefix: str, inputs: list[dict], outputs: list[dict], residual: bool) -> None:
         ops = (["Add"] if residual else []) + ["Pow", "ReduceMean", "Add_1", "Sqrt", "Div",
                                                "Mul", "Mul_1"]
         label = ("__myl_AddCastMulMeanAddSqrtDivMulCast" if residual
@@ -192,18 +202,18 @@ class _Stage:
         onnx = [f"{prefix}/{op}" for op in ops]
         if residual:
             onnx[0] = f"{prefix.rsplit('/', 1)[0]}/Add"
-        self.add(self.myl(region, index, label), "kgen", None, inputs, outputs, onnx=onnx,
-                 tactic=f"{label}_0x{region:02x}{index:02x}a7c3")
+        self.add(self.myl(label), "kgen", None, inputs, outputs, onnx=onnx,
+                 tactic=f"{label}_0x{zlib.crc32(prefix.encode()):08x}")
 
     def block(self, i: int, x: dict) -> dict:
         c, b, s = self.cfg, self.batch, self.seq
         hd, q_dim, kv_dim = c.hidden, c.heads * c.head_dim, c.kv_heads * c.head_dim
         m = b * s
-        r = 4 * i  # Myelin regions of this block: r (attention in), r+1, r+2 (ffn), r+3
+        r = 4 * i  # tells the tactic hashes of the blocks apart
         p = f"/model/layers.{i}"
         xm = _bare(x)
         norm1 = self.t(f"{p}/input_layernorm/Mul_1_output_0", [b, s, hd], "BFloat16", True)
-        self.norm(r, 0, f"{p}/input_layernorm",
+        self.norm(f"{p}/input_layernorm",
                   [xm, self.const([hd], "BFloat16", f"{p}/input_layernorm/weight")], [norm1],
                   residual=False)
         # activation quantisation: NVFP4 (E4M3 block scales of 16) in block 0, MXFP8 (E8M0 scales
@@ -223,7 +233,7 @@ class _Stage:
                      "BFloat16", True)
         types = "e2m1e2m1" if fp4 else "e4m3e4m3"
         scale_tag = "_nvfp4_blockscale_vec16" if fp4 else "_mxfp8_e8m0_vec32"
-        self.add(self.myl(r, 1, f"{p}/self_attn/qkv_proj/MatMul"), "gemm", None,
+        self.add(self.myl(f"{p}/self_attn/qkv_proj/MatMul"), "gemm", None,
                  [_bare(qa), _bare(qs),
                   self.const([hd, q_dim + 2 * kv_dim], qtype, f"{p}/self_attn/qkv_proj/weight"),
                   self.const([hd // block, q_dim + 2 * kv_dim], stype,
@@ -238,7 +248,7 @@ class _Stage:
                    "BFloat16", True)
         v = self.t(f"{p}/self_attn/Transpose_2_output_0", [b, c.kv_heads, s, c.head_dim],
                    "BFloat16", True)
-        self.add(self.myl(r, 2, "__myl_SpliReshTran"), "kgen", None, [qkv], [q, k, v],
+        self.add(self.myl("__myl_SpliReshTran"), "kgen", None, [qkv], [q, k, v],
                  onnx=[f"{p}/self_attn/Split", f"{p}/self_attn/Reshape", f"{p}/self_attn/Transpose",
                        f"{p}/self_attn/Reshape_1", f"{p}/self_attn/Transpose_1",
                        f"{p}/self_attn/Reshape_2", f"{p}/self_attn/Transpose_2"],
@@ -249,11 +259,11 @@ class _Stage:
         present_v = self.kv_update(p, i, "value", v)
         attn = self.attention(p, r, q, present_k, present_v)
         attn2d = self.t(f"{p}/self_attn/Reshape_3_output_0", [b, s, q_dim], "BFloat16", True)
-        self.add(self.myl(r + 1, 0, "__myl_TranResh"), "kgen", None, [_bare(attn)], [attn2d],
+        self.add(self.myl("__myl_TranResh"), "kgen", None, [_bare(attn)], [attn2d],
                  onnx=[f"{p}/self_attn/Transpose_3", f"{p}/self_attn/Reshape_3"],
                  tactic=f"__myl_TranResh_0x{r:02x}10c4")
         o = self.t(f"{p}/self_attn/o_proj/MatMul_output_0", [b, s, hd], "BFloat16", True)
-        self.add(self.myl(r + 1, 1, f"{p}/self_attn/o_proj/MatMul"), "gemm", None,
+        self.add(self.myl(f"{p}/self_attn/o_proj/MatMul"), "gemm", None,
                  [attn2d, self.const([q_dim, hd], "BFloat16", f"{p}/self_attn/o_proj/weight")],
                  [o], onnx=[f"{p}/self_attn/o_proj/MatMul"],
                  tactic=self.gemm_tactic("bf16bf16", m), flops=2 * m * q_dim * hd)
@@ -261,14 +271,14 @@ class _Stage:
         h = self.t(f"{p}/Add_output_0", [b, s, hd], "BFloat16", True)
         norm2 = self.t(f"{p}/post_attention_layernorm/Mul_1_output_0", [b, s, hd], "BFloat16",
                        True)
-        self.norm(r + 2, 0, f"{p}/post_attention_layernorm",
+        self.norm(f"{p}/post_attention_layernorm",
                   [xm, _bare(reduced),
                    self.const([hd], "BFloat16", f"{p}/post_attention_layernorm/weight")],
                   [h, norm2], residual=True)
         ffn_out = self.dense_ffn(p, r + 2, norm2) if i == 0 else self.moe(p, r + 2, norm2)
         reduced = self.all_reduce(f"{p}/mlp/AllReduce", ffn_out)
         out = self.t(f"{p}/Add_1_output_0", [b, s, hd], "BFloat16", True)
-        self.add(self.myl(r + 3, 0, "__myl_Add"), "kgen", None, [h, _bare(reduced)], [out],
+        self.add(self.myl("__myl_Add"), "kgen", None, [h, _bare(reduced)], [out],
                  onnx=[f"{p}/Add_1"], tactic=f"__myl_Add_0x{r:02x}30d1")
         return out
 
@@ -342,7 +352,7 @@ class _Stage:
         rep = [b, c.heads, kv, c.head_dim]
         kr = self.t(f"{n}/repeat_kv/Reshape_output_0", rep, "BFloat16", True)
         vr = self.t(f"{n}/repeat_kv_1/Reshape_output_0", rep, "BFloat16", True)
-        self.add(self.myl(r, 3, "__myl_ExpaResh"), "kgen", None, [_bare(k), _bare(v)], [kr, vr],
+        self.add(self.myl("__myl_ExpaResh"), "kgen", None, [_bare(k), _bare(v)], [kr, vr],
                  onnx=[f"{n}/repeat_kv/Expand", f"{n}/repeat_kv/Reshape",
                        f"{n}/repeat_kv_1/Expand", f"{n}/repeat_kv_1/Reshape"],
                  tactic=f"__myl_ExpaResh_0x{r:02x}03e2")
@@ -380,11 +390,11 @@ class _Stage:
         n = f"{p}/mlp"
         xq = self.t(f"{n}/gate_up_proj/input_quantizer/QuantizeLinear_output_0", [b, s, hd], "FP8",
                     True)
-        self.add(self.myl(r, 1, "__myl_Quan"), "kgen", None, [x], [xq],
+        self.add(self.myl("__myl_Quan"), "kgen", None, [x], [xq],
                  onnx=[f"{n}/gate_up_proj/input_quantizer/QuantizeLinear"],
                  tactic=f"__myl_Quan_0x{r:02x}11f0")
         gu = self.t(f"{n}/gate_up_proj/MatMul_output_0", [b, s, 2 * f], "BFloat16", True)
-        self.add(self.myl(r, 2, f"{n}/gate_up_proj/MatMul"), "gemm", None,
+        self.add(self.myl(f"{n}/gate_up_proj/MatMul"), "gemm", None,
                  [xq, self.const([hd, 2 * f], "FP8", f"{n}/gate_up_proj/weight")], [gu],
                  onnx=[f"{n}/gate_up_proj/input_quantizer/DequantizeLinear",
                        f"{n}/gate_up_proj/MatMul"],
@@ -392,12 +402,12 @@ class _Stage:
                  flops=2 * m * hd * 2 * f, math="FP8")
         act = self.t(f"{n}/down_proj/input_quantizer/QuantizeLinear_output_0", [b, s, f], "FP8",
                      True)
-        self.add(self.myl(r, 3, "__myl_SplSigmMulMulQuan"), "kgen", None, [gu], [act],
+        self.add(self.myl("__myl_SplSigmMulMulQuan"), "kgen", None, [gu], [act],
                  onnx=[f"{n}/Split", f"{n}/act_fn/Sigmoid", f"{n}/act_fn/Mul", f"{n}/Mul",
                        f"{n}/down_proj/input_quantizer/QuantizeLinear"],
                  tactic=f"__myl_SplSigmMulMulQuan_0x{r:02x}12a9")
         out = self.t(f"{n}/down_proj/MatMul_output_0", [b, s, hd], "BFloat16", True)
-        return self.add(self.myl(r, 4, f"{n}/down_proj/MatMul"), "gemm", None,
+        return self.add(self.myl(f"{n}/down_proj/MatMul"), "gemm", None,
                         [act, self.const([f, hd], "FP8", f"{n}/down_proj/weight")], [out],
                         onnx=[f"{n}/down_proj/input_quantizer/DequantizeLinear",
                               f"{n}/down_proj/MatMul"],
@@ -409,7 +419,7 @@ class _Stage:
         m, hd, e, fe, k = b * s, c.hidden, c.experts, c.expert_ffn, c.top_k
         n = f"{p}/mlp"
         logits = self.t(f"{n}/gate/MatMul_output_0", [b, s, e], "Float", True)
-        self.add(self.myl(r, 1, f"{n}/gate/MatMul"), "gemm", None,
+        self.add(self.myl(f"{n}/gate/MatMul"), "gemm", None,
                  [x, self.const([hd, e], "BFloat16", f"{n}/gate/weight")], [logits],
                  onnx=[f"{n}/gate/MatMul"], tactic=self.gemm_tactic("bf16bf16", m),
                  flops=2 * m * hd * e)
@@ -419,7 +429,7 @@ class _Stage:
                  onnx=[f"{n}/TopK"], tactic=f"{self.gpu.sm}_topk_small_k_float", K=k,
                  Operation="MAX", Axes=4)
         scores = self.t(f"{n}/Softmax_output_0", [b, s, k], "BFloat16", True)
-        self.add(self.myl(r, 2, "__myl_MaxSubExpSumDivCast"), "kgen", None, [_bare(values)],
+        self.add(self.myl("__myl_MaxSubExpSumDivCast"), "kgen", None, [_bare(values)],
                  [scores], onnx=[f"{n}/Softmax", f"{n}/Cast"],
                  tactic=f"__myl_MaxSubExpSumDivCast_0x{r:02x}2210")
         weights = [self.t(f"{n}/experts/{w}", [e, hd, fe] if w != "down_proj.weight"
