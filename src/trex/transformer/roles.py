@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..model.vocabulary import FAMILIES as VOCABULARY_FAMILIES
 from ..onnx_map import nodes_from_name, onnx_op_type
 
 ATTENTION = "attention"  # a fused attention layer or kernel (IAttention, fMHA, flash attention)
@@ -34,8 +35,13 @@ def _key(kind: str | None) -> str:
     return re.sub(r"[^a-z0-9]", "", (kind or "").lower())
 
 
-# Layer kinds (ParameterType or LayerType, any spelling) of the dedicated transformer layers.
+# Layer kinds (ParameterType or LayerType, any spelling: ``_key`` makes ``KV_CACHE_UPDATE`` and
+# ``KVCacheUpdate`` one key) of the dedicated transformer layers: the families of the vocabulary
+# (trex.model.vocabulary), and other names plugins and older exports use.
+_BY_FAMILY = {"attention": ATTENTION, "kv cache": KV_CACHE, "rotary embedding": ROPE,
+              "mixture of experts": MOE, "collective": COLLECTIVE}
 _DEDICATED = {
+    **{_key(t): _BY_FAMILY[f] for t, f in VOCABULARY_FAMILIES.items() if f in _BY_FAMILY},
     **dict.fromkeys(("attention", "attentioninput", "attentionoutput", "iattention",
                      "multiheadattention", "fusedattention"), ATTENTION),
     **dict.fromkeys(("kvcacheupdate", "kvcacheupdatelayer", "kvcache"), KV_CACHE),
