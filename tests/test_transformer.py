@@ -369,3 +369,21 @@ def test_report_page_draws_the_transformer_views(decoders, tmp_path, browser):  
         assert page.errors == []
     finally:
         page.close()
+
+
+def test_blocks_by_structure_when_names_give_no_block_index(decoders, tmp_path):
+    """Without Metadata and with names that carry no block index, the blocks are delimited by
+    structure (the last norm before each attention) and come out as the Metadata's."""
+    source = decoders["fused-decode"]
+    graph = json.loads((source / f"{STEM}.graph.json").read_text())
+    for layer in graph["Layers"]:
+        layer.pop("Metadata", None)
+    folder = tmp_path / "anonymous"
+    folder.mkdir()
+    (folder / f"{STEM}.graph.json").write_text(json.dumps(graph).replace("/model/layers.", "/m/L"))
+    by_metadata = transformer_view(_load(source, 1))
+    view = transformer_view(_load(folder, 1))
+    assert view.grouping == "structure"
+    assert [b.positions for b in view.blocks] == [b.positions for b in by_metadata.blocks]
+    assert [(b.fused, b.rope.kind, b.kv_cache.kind, b.norms) for b in view.blocks] == \
+        [(1, "dedicated", "dedicated", 2)] * 2

@@ -111,10 +111,12 @@ def layer_role(kind: str, subtype: str, name: str, tactic: str | None,
         role = _DEDICATED.get(_key(k))
         if role is not None:
             return LayerRole(role, block, *hints)
-    if ops & _SOFTMAX_OPS:
+    myelin = kernel_name and name.startswith("__myl_")  # ops abbreviated: __myl_MaxSubExpSum
+    if ops & _SOFTMAX_OPS or (myelin and all(op in name for op in ("Max", "Exp", "Sum"))):
         return LayerRole(SOFTMAX, block, *hints)
     if ops & _NORM_OPS or {"ReduceMean", "Sqrt"} <= ops or \
-            (names and 2 * sum(bool(_NORM_NODE_RE.search(n)) for n in names) > len(names)):
+            (names and 2 * sum(bool(_NORM_NODE_RE.search(n)) for n in names) > len(names)) or \
+            (myelin and "Mean" in name and "Sqrt" in name):
         return LayerRole(NORM, block, *hints)
     if ops & _GEMM_OPS and _key(kind) in ("kgen", "myelin", "unknown", "convolution"):
         return LayerRole(GEMM, block, *hints)

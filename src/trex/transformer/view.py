@@ -500,7 +500,7 @@ def _structural_spans(sites: list[AttentionSite], roles: list[str]) -> list[tupl
         if len(starts) > 1 else 2
     after = [p for p in range(last + 1, n) if roles[p] == R.NORM]
     end = n - 1
-    if _runs(after) >= per_block:  # a final norm: the block ends before it
+    if per_block >= 1 and _runs(after) >= per_block:  # a final norm: the block ends before it
         run_starts = [p for p in after if p - 1 not in after]
         end = run_starts[per_block - 1] - 1
     ends.append(end)
