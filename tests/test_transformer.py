@@ -22,6 +22,7 @@ from test_report_browser import Report
 from test_report_browser import browser as browser  # the fixture
 from trex.cli import main
 from trex.html_report import report_payload
+from trex.html_report.payload import transformer_payload
 from trex.lint import lint_report
 from trex.model.validation import check_latency_sum
 from trex.summary import headline_rows, transformer_rows
@@ -342,6 +343,7 @@ def test_shared_engines_have_no_transformer_view(engines, name):
         assert step_traffic(plan) is None
         assert transformer_rows(plan) == {}
         assert lint_report(plan, ["transformer"]).findings == []
+        assert transformer_payload(plan) is None  # the report's engine has no such key
 
 
 def test_report_page_draws_the_transformer_views(decoders, tmp_path, browser):  # noqa: F811
