@@ -187,7 +187,10 @@ def myelin_region_of(layer: Layer) -> str:
     """The Myelin region (ForeignNode) a layer belongs to: ``myl3`` for the kernels TensorRT
     names ``..._myl3_<k>`` (detailed exports), the ``{ForeignNode[...]}`` name of an opaque region
     (names-only exports), else ``""``."""
-    name = strip_profile(layer.name)
+    name = layer.name
+    if "_myl" not in name and "{ForeignNode" not in name:
+        return ""  # the usual case, without a regular expression
+    name = strip_profile(name)
     kernel = _MYELIN_KERNEL_RE.search(name)
     if kernel:
         return kernel.group(1)
@@ -304,7 +307,12 @@ def latency_by_onnx_op(plan: EnginePlan, use_names: bool = True, split: str = "d
     out.insert(1, "nodes", out["onnx_op"].map(nodes).fillna(0).astype("int64"))
     # Inside Myelin regions: the op's nodes there, and their time, which is the region kernels'
     # time split between the nodes of each kernel (Myelin times kernels, not operators)
-    inside = mapping[mapping["myelin_region"] != ""]
+    in_region = mapping["myelin_region"].to_numpy() != ""
+    if not in_region.any():
+        out["myelin_nodes"] = np.zeros(len(out), dtype="int64")
+        out["myelin_ms"] = np.full(len(out), np.nan)
+        return out
+    inside = mapping[in_region]
     counted = inside.groupby("onnx_op", sort=False)["onnx_node"].nunique()
     timed = inside.groupby("onnx_op", sort=False)["latency_ms"].sum(min_count=1)
     out["myelin_nodes"] = out["onnx_op"].map(counted).fillna(0).astype("int64")
