@@ -181,7 +181,7 @@ def _layer(plan: trex.EnginePlan, kind: str, nth: int = 0):
 
 
 def test_cost_models_of_the_llm_layers(decoders):
-    from trex.compute.model import layer_cost
+    from trex.compute.costs import layer_cost
 
     for profile, (seq, kv) in enumerate(((2048, 2048), (1, 2048))):
         plan = _load(decoders["fused"], profile)

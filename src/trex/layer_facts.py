@@ -1,5 +1,5 @@
 """What the report's layer details say beyond the exported fields: each type's family and what it
-does (:mod:`trex.model.vocabulary`), the cost figures of the LLM-era layers (:mod:`trex.compute.model`:
+does (:mod:`trex.model.vocabulary`), the cost figures of the LLM-era layers (:mod:`trex.compute.costs`:
 KV bytes an attention reads, bytes a KV-cache update writes, experts an MoE reads, bytes a
 collective exchanges) and, for a Myelin kernel, its region's ONNX operators and time
 (:func:`trex.onnx_map.myelin_regions`)."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from .compute.model import ATTENTION_TYPES, layer_cost
+from .compute.costs import ATTENTION_TYPES, layer_cost
 from .model.plan import EnginePlan
 from .model.vocabulary import DESCRIPTIONS, family
 from .onnx_map import myelin_regions
