@@ -9,7 +9,7 @@ the report show. The ``transformer`` linter (:mod:`trex.lint.transformer`) reads
 from __future__ import annotations
 
 from .bandwidth import StepTraffic, rate_text, size_text, step_traffic
-from .roles import ROLES, LayerRole, layer_role
+from .layer_roles import ROLES, LayerRole, layer_role
 from .stages import (
     BLOCK_COLUMNS,
     FAMILIES,

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..model.plan import EnginePlan
-from . import roles as R
+from . import layer_roles as R
 from .view import transformer_view
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 from ..model.facts import engine_facts
 from ..model.measurement import measured_profile
 from ..model.plan import EnginePlan
-from . import roles as R
+from . import layer_roles as R
 from .bandwidth import step_traffic
 from .view import TransformerView, transformer_view
 
@@ -144,9 +144,9 @@ def stage_shape(view: TransformerView) -> str:
 
 def stage_gap(plan: EnginePlan) -> dict[str, Any]:
     """The layer sum against the measured GPU time of one stage, and why they differ:
-    :func:`trex.timings.layer_sum_gap` plus what a stage of many short kernels adds (launch gaps
+    :func:`trex.iteration_stats.layer_sum_gap` plus what a stage of many short kernels adds (launch gaps
     and their count, CUDA graphs, dynamic-shape host work)."""
-    from ..timings import layer_sum_gap
+    from ..iteration_stats import layer_sum_gap
 
     gap = layer_sum_gap(plan)
     why = list(gap.get("explanation", []))

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model.plan import EnginePlan
-from . import roles as R
-from .roles import LayerRole, layer_role
+from . import layer_roles as R
+from .layer_roles import LayerRole, layer_role
 
 MAX_HOPS = 4  # glue layers between a softmax and its GEMMs
 MAX_PATH = 12  # glue layers followed back from an attention input
