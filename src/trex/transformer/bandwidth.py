@@ -83,7 +83,7 @@ class StepTraffic:
         if pct is not None and self.peak_gbs:
             text += f", {pct:.0f} % of the {self.gpu}'s {rate_text(self.peak_gbs)}"
         else:
-            text += " (no peak bandwidth known for this GPU: --gpu NAME)"
+            text += " (no peak bandwidth known: no device metadata and no GPU named)"
         if self.stage != "decode" and self.intensity is not None and self.ridge:
             text += (f"; memory-bound: {self.intensity:.3g} FLOP/B, below the ridge point "
                      f"{self.ridge:.3g}")
