@@ -161,8 +161,9 @@ def transformer_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, A
     traffic = step_traffic(plan, gpu)
     families = family_table([plan], ["engine"]).rename(
         columns=lambda c: c.replace("engine ", ""))
+    blocks = blocks_frame(plan).drop(columns=["first layer", "last layer"])  # names: the lint tab
     return clean({"text": view_text(view), "stage": view.stage, "grouping": view.grouping,
-                  "blocks": frame(blocks_frame(plan)), "families": frame(families),
+                  "blocks": frame(blocks), "families": frame(families),
                   "bandwidth": traffic.as_dict() if traffic is not None else None,
                   "gap": stage_gap(plan)})
 
@@ -278,9 +279,10 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
     from ..transformer import family_table, has_transformer, stage_gap, stage_table
 
     if has_transformer(plans):  # prefill vs decode: only engines with transformer blocks
+        letters = [engine_letter(k) for k in range(len(plans))]  # short column names
         data["stages"] = {
             "table": frame(stage_table(plans, names)),
-            "families": frame(family_table(plans, names)),
+            "families": frame(family_table(plans, letters)),
             "gaps": [clean({"engine": name, **stage_gap(plan)})
                      for name, plan in zip(names, plans)]}
     if figures:
