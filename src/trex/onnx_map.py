@@ -19,6 +19,7 @@ equally between them, else equally between all its nodes (``split="equal"`` alwa
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 
 import numpy as np
@@ -173,11 +174,13 @@ def onnx_sources_text(sources: list[str]) -> str:
     return "none"
 
 
-def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominant") -> pd.DataFrame:
+def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominant",
+                 op_types: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per (engine layer, ONNX node) with the node's guessed op type and latency share.
 
     ``source`` says where the node came from: ``Metadata``, ``name`` (fallback) or ``none``;
-    ``split`` is ``"dominant"`` (time to the compute-heavy nodes) or ``"equal"``.
+    ``split`` is ``"dominant"`` (time to the compute-heavy nodes) or ``"equal"``; ``op_types``
+    (node name -> op type, e.g. read from the ONNX file) replaces the guess for the nodes it names.
     """
     if split not in ("dominant", "equal"):
         raise ValueError(f"split must be 'dominant' or 'equal', not {split!r}")
@@ -187,7 +190,8 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
         nodes, source = layer_onnx_nodes(layer, use_names)
         if not nodes:
             nodes = [TENSORRT]
-        ops = [TENSORRT if n == TENSORRT else onnx_op_type(n) for n in nodes]
+        ops = [TENSORRT if n == TENSORRT else (op_types.get(n) if op_types else None)
+               or onnx_op_type(n) for n in nodes]
         heavy = [op in HEAVY_OPS for op in ops] if split == "dominant" else []
         n_heavy = sum(heavy)
         for j, (node, op) in enumerate(zip(nodes, ops)):

@@ -1,0 +1,339 @@
+"""ONNX operators compared across two exports of one network whose node names differ.
+
+An FP16 export and its Q/DQ (INT8, FP8) export name their nodes differently (``Conv_5`` against
+``Conv_34``: Q/DQ nodes renumber them; prefixes change). Each engine's ONNX operators are the
+nodes its layers list (``Metadata``, else the fused layer names: :mod:`trex.onnx_map`); they are
+paired in passes, strongest evidence first:
+
+1. **name**: the same node name and op type in both.
+2. **layer**: inside each pair of aligned layers (:mod:`.align`: weights, shapes, neighbours),
+   the layers' operators of each type in their order (an order-preserving diff on op types).
+3. **order**: what is left, in graph order between paired operators, by op type.
+
+A pair's ``confidence`` adds up its support: the layer pair's confidence (high 2, medium 1),
+1 if the op type occurs once among the candidates on each side (no choice by order), and, with
+the ONNX files, 1 for equal weight shapes and 1 for paired neighbours (through Q/DQ nodes). 3 or
+more is ``high``, 2 ``medium``, less ``low``; a contradiction (a ``low`` layer pair, weight
+shapes or neighbours that differ) is ``low``; the same name is ``high``.
+
+An operator's time is its share of the layers it maps to (:func:`trex.onnx_map.onnx_mapping`'s
+``dominant`` split: a fused layer's time goes to its Conv/Gemm/MatMul, the fused Add/ReLU get
+0 ms and are labelled by their layer); unpaired operators have no delta or speedup (NaN, "–").
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..formats.onnx_model import NETWORK_INPUT, OnnxGraph, read_onnx_graph
+from ..model.plan import EnginePlan
+from .align import _match_details, _merged, get_plans_names
+from .sequence import diff, interned, lis
+
+__all__ = ["ONNX_MATCH_KINDS", "compare_onnx_op_types", "compare_onnx_ops", "onnx_graphs"]
+
+ONNX_MATCH_KINDS = ("name", "layer", "order")
+_LAYER_POINTS = {"high": 2, "medium": 1}
+_NO_KIND = frozenset({"Unknown"})
+OnnxSource = str | OnnxGraph | None
+
+
+@dataclass
+class _Ops:
+    """One engine's ONNX operators in graph order (first layer, then position in the layer)."""
+
+    names: list[str] = field(default_factory=list)
+    ops: list[str] = field(default_factory=list)
+    ms: list[float] = field(default_factory=list)
+    layer_ms: list[float] = field(default_factory=list)
+    layers: list[list[str]] = field(default_factory=list)
+    by_layer: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
+    tensorrt_ms: float = math.nan  # layers TensorRT added (reformats): no ONNX operator
+
+
+def _add(total: float, value: float) -> float:
+    """Sum where NaN (an untimed layer) counts only when nothing is timed."""
+    if math.isnan(value):
+        return total
+    return value if math.isnan(total) else total + value
+
+
+def _engine_ops(plan: EnginePlan, graph: OnnxGraph | None) -> _Ops:
+    from ..onnx_map import TENSORRT, onnx_mapping
+
+    mapping = onnx_mapping(plan, op_types=graph.op_types if graph is not None else None)
+    out = _Ops()
+    index: dict[str, int] = {}
+    seen_layers: set[tuple[int, int]] = set()
+    for node, op, row, ms, layer_ms, layer in zip(
+            mapping["onnx_node"].tolist(), mapping["onnx_op"].tolist(),
+            mapping["layer_index"].tolist(), mapping["latency_ms"].tolist(),
+            mapping["layer_latency_ms"].tolist(), mapping["layer"].tolist()):
+        if node == TENSORRT:
+            out.tensorrt_ms = _add(out.tensorrt_ms, ms)
+            continue
+        k = index.get(node)
+        if k is None:
+            k = index[node] = len(out.names)
+            out.names.append(node)
+            out.ops.append(op)
+            out.ms.append(math.nan)
+            out.layer_ms.append(math.nan)
+            out.layers.append([])
+        if (k, row) in seen_layers:
+            continue
+        seen_layers.add((k, row))
+        out.ms[k] = _add(out.ms[k], ms)
+        out.layer_ms[k] = _add(out.layer_ms[k], layer_ms)
+        out.layers[k].append(layer)
+        out.by_layer[row].append(k)
+    if graph is not None and out.names and not any(n in graph.op_types for n in out.names):
+        raise InputError(graph.path, f"none of the {len(out.names):,} ONNX nodes of engine "
+                                     f"{plan.name!r} is in this model (another network?)")
+    return out
+
+
+def onnx_graphs(paths: Sequence[OnnxSource] | None, count: int) -> list[OnnxGraph | None]:
+    """One ONNX graph (or None) per engine from paths, graphs or None; ``InputError`` when the
+    number differs from the engines' or a file is not an ONNX model."""
+    if paths is None:
+        return [None] * count
+    if len(paths) != count:
+        raise InputError(None, f"--onnx needs one ONNX file per engine ({count}; an empty entry "
+                               f"skips one), got {len(paths)}")
+    return [p if isinstance(p, OnnxGraph) or p is None else read_onnx_graph(p) if p else None
+            for p in paths]
+
+
+class _Pairing:
+    """The passes pairing the operators of A and B, then each pair's evidence."""
+
+    def __init__(self, a: _Ops, b: _Ops, graphs: tuple[OnnxGraph | None, OnnxGraph | None]):
+        self.a, self.b, self.graphs = a, b, graphs
+        self.matched: dict[int, int] = {}
+        self.taken: set[int] = set()
+        self.kind: dict[int, str] = {}
+        self.support: dict[int, list[str]] = {}
+        self.points: dict[int, int] = {}
+        self.contra: dict[int, list[str]] = defaultdict(list)
+
+    def key(self, ops: _Ops, k: int) -> str | None:
+        return None if ops.ops[k] in _NO_KIND else ops.ops[k]
+
+    def record(self, pairs: list[tuple[int, int]], kind: str, base: int, facts: list[str],
+               ka: list[int], kb: list[int]) -> None:
+        count_a = Counter(self.a.ops[k] for k in ka)
+        count_b = Counter(self.b.ops[k] for k in kb)
+        for x, y in pairs:
+            if x in self.matched or y in self.taken:
+                continue
+            self.matched[x] = y
+            self.taken.add(y)
+            self.kind[x] = kind
+            unique = count_a[self.a.ops[x]] == 1 and count_b[self.b.ops[y]] == 1
+            self.support[x] = [*facts, "unique type" if unique else "type, by order"]
+            self.points[x] = base + unique
+
+    def run(self, layer_pairs: dict[int, tuple[int, str]], layer_conf: dict[int, str]) -> None:
+        a, b = self.a, self.b
+        where_b = {name: k for k, name in enumerate(b.names)}
+        for x, name in enumerate(a.names):  # 1. the same name and op type
+            y = where_b.get(name)
+            if y is not None and a.ops[x] == b.ops[y] and y not in self.taken:
+                self.matched[x] = y
+                self.taken.add(y)
+                self.kind[x] = "name"
+                self.support[x] = ["same name"]
+                self.points[x] = 3
+        for i in sorted(layer_pairs):  # 2. inside aligned layers
+            j = layer_pairs[i][0]
+            ka = [k for k in a.by_layer.get(i, []) if k not in self.matched]
+            kb = [k for k in b.by_layer.get(j, []) if k not in self.taken]
+            if not ka or not kb:
+                continue
+            conf = layer_conf[i]
+            ia, ib, weight = interned([self.key(a, k) for k in ka], [self.key(b, k) for k in kb])
+            pairs = [(ka[x], kb[y]) for x, y in diff(ia, ib, weight)]
+            before = set(self.matched)
+            self.record(pairs, "layer", _LAYER_POINTS.get(conf, 0), [f"{conf} layer pair"], ka, kb)
+            if conf == "low":
+                for x in set(self.matched) - before:
+                    self.contra[x].append("low layer pair")
+        self._ordered()
+        if all(self.graphs):
+            self._graph_evidence()
+
+    def _ordered(self) -> None:
+        """3. What is left, between paired operators in graph order, by op type."""
+        skeleton = lis(sorted(self.matched.items()))
+        cut_a = [x for x, _ in skeleton]
+        cut_b = [y for _, y in skeleton]
+        seg_a: dict[int, list[int]] = defaultdict(list)
+        seg_b: dict[int, list[int]] = defaultdict(list)
+        for x in range(len(self.a.names)):
+            if x not in self.matched:
+                seg_a[bisect.bisect_left(cut_a, x)].append(x)
+        for y in range(len(self.b.names)):
+            if y not in self.taken:
+                seg_b[bisect.bisect_left(cut_b, y)].append(y)
+        for seg in sorted(seg_a.keys() & seg_b.keys()):
+            ka, kb = seg_a[seg], seg_b[seg]
+            ia, ib, weight = interned([self.key(self.a, k) for k in ka],
+                                      [self.key(self.b, k) for k in kb])
+            pairs = [(ka[x], kb[y]) for x, y in diff(ia, ib, weight)]
+            self.record(pairs, "order", 0, ["graph order"], ka, kb)
+
+    def _graph_evidence(self) -> None:
+        """With both ONNX files: equal weight shapes and paired neighbours support a pair,
+        different ones contradict it."""
+        ga, gb = self.graphs
+        assert ga is not None and gb is not None
+        by_name = {self.a.names[x]: self.b.names[y] for x, y in self.matched.items()}
+        by_name[NETWORK_INPUT] = NETWORK_INPUT
+        succ_a, succ_b = ga.successors(), gb.successors()
+        for x, y in self.matched.items():
+            if self.kind[x] == "name":
+                continue
+            na, nb = self.a.names[x], self.b.names[y]
+            wa, wb = ga.weight_shapes.get(na), gb.weight_shapes.get(nb)
+            if wa is not None and wb is not None:
+                if wa == wb:
+                    self.support[x].append("weight shape")
+                    self.points[x] += 1
+                else:
+                    self.contra[x].append("weight shapes differ")
+            around_a = [*ga.predecessors.get(na, ()), *succ_a.get(na, ())]
+            around_b = set(gb.predecessors.get(nb, ())) | set(succ_b.get(nb, ()))
+            mapped = {by_name[n] for n in around_a if n in by_name}
+            seen = {n for n in around_b if n == NETWORK_INPUT or n in self.taken_names}
+            if mapped and seen:
+                if mapped & seen:
+                    self.support[x].append("neighbours")
+                    self.points[x] += 1
+                else:
+                    self.contra[x].append("neighbours differ")
+
+    @property
+    def taken_names(self) -> set[str]:
+        cached = getattr(self, "_taken_names", None)
+        if cached is None:
+            cached = self._taken_names = {self.b.names[y] for y in self.taken}
+        return cached
+
+    def confidence(self, x: int) -> str:
+        if self.kind[x] == "name":
+            return "high"
+        if self.contra.get(x):
+            return "low"
+        points = self.points[x]
+        return "high" if points >= 3 else "medium" if points == 2 else "low"
+
+    def evidence(self, x: int) -> str:
+        return ", ".join([*self.support[x], *self.contra.get(x, [])])
+
+
+def _layer_text(layers: list[str]) -> str:
+    return " | ".join(layers)
+
+
+def _pair_plans(plan_a: EnginePlan, plan_b: EnginePlan,
+                graphs: tuple[OnnxGraph | None, OnnxGraph | None], exact_matching: bool
+                ) -> tuple[_Ops, _Ops, _Pairing]:
+    a, b = _engine_ops(plan_a, graphs[0]), _engine_ops(plan_b, graphs[1])
+    layer_pairs, layer_evidence = _match_details(plan_a, plan_b, exact_matching)
+    pairing = _Pairing(a, b, graphs)
+    pairing.run(layer_pairs, {i: e.confidence() for i, e in layer_evidence.items()})
+    return a, b, pairing
+
+
+def compare_onnx_ops(plans: Sequence[EnginePlan], names: Sequence[str] | None = None,
+                     onnx: Sequence[OnnxSource] | None = None, exact_matching: bool = True
+                     ) -> pd.DataFrame:
+    """One row per ONNX operator of the first or the last engine, in graph order: ``op`` (its
+    type), ``match`` (name, layer, order; only-in-A/only-in-B), ``confidence``, per engine the
+    node, its ms (its share of its layers' time) and its layers, ``delta ms`` (last - first) and
+    ``speedup`` (first / last) of a pair (NaN otherwise) and ``evidence``. ``onnx``: one ONNX
+    file (or :class:`~trex.formats.onnx_model.OnnxGraph`, or None) per engine, for op types,
+    weight shapes and neighbours. ``attrs["tensorrt_ms"]``: each side's time in layers TensorRT
+    added (no ONNX operator)."""
+    if len(plans) < 2:
+        raise ValueError("comparing ONNX operators needs two engines")
+    names = list(names) if names is not None else get_plans_names(plans)
+    graphs = onnx_graphs(onnx, len(plans))
+    first, last = names[0], names[-1]
+    a, b, pairing = _pair_plans(plans[0], plans[-1], (graphs[0], graphs[-1]), exact_matching)
+    kinds = {x: (y, pairing.kind[x]) for x, y in pairing.matched.items()}
+    rows = _merged(kinds, len(a.names), len(b.names))
+    nan = math.nan
+    data: dict[str, list[Any]] = defaultdict(list)
+    for x, y, kind in rows:
+        data["op"].append(a.ops[x] if x is not None else b.ops[y] if y is not None else "")
+        data["match"].append(kind.replace("only-in-A", f"only-in-{first}")
+                             .replace("only-in-B", f"only-in-{last}"))
+        data["confidence"].append(pairing.confidence(x) if x is not None and y is not None else "")
+        for side, ops, k in ((first, a, x), (last, b, y)):
+            data[f"{side} node"].append(ops.names[k] if k is not None else "")
+            data[f"{side} ms"].append(ops.ms[k] if k is not None else nan)
+        ms_a = a.ms[x] if x is not None and y is not None else nan
+        ms_b = b.ms[y] if x is not None and y is not None else nan
+        data["delta ms"].append(ms_b - ms_a)
+        data["speedup"].append(ms_a / ms_b if ms_b and not math.isnan(ms_b) else nan)
+        for side, ops, k in ((first, a, x), (last, b, y)):
+            data[f"{side} layer ms"].append(ops.layer_ms[k] if k is not None else nan)
+            data[f"{side} layer"].append(_layer_text(ops.layers[k]) if k is not None else "")
+        data["evidence"].append(pairing.evidence(x) if x is not None and y is not None else "")
+    columns = ["op", "match", "confidence", f"{first} node", f"{first} ms", f"{last} node",
+               f"{last} ms", "delta ms", "speedup", f"{first} layer ms", f"{last} layer ms",
+               f"{first} layer", f"{last} layer", "evidence"]
+    out = pd.DataFrame({c: data[c] for c in columns}, columns=columns)
+    for c in (f"{first} ms", f"{last} ms", "delta ms", "speedup", f"{first} layer ms",
+              f"{last} layer ms"):
+        out[c] = out[c].astype("float64")
+    out.attrs["engines"] = (first, last)
+    out.attrs["tensorrt_ms"] = (a.tensorrt_ms, b.tensorrt_ms)
+    out.attrs["onnx_files"] = [g.path if g is not None else None for g in (graphs[0], graphs[-1])]
+    return out
+
+
+def compare_onnx_op_types(plans: Sequence[EnginePlan], names: Sequence[str] | None = None,
+                          onnx: Sequence[OnnxSource] | None = None, exact_matching: bool = True,
+                          ops: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per ONNX op type (of the first and last engine): operators in each, paired ones, summed
+    ms in each and ``speedup`` (first / last); ``(TensorRT)`` holds the layers TensorRT added.
+    ``ops``: :func:`compare_onnx_ops`' frame, if already computed."""
+    if ops is None:
+        ops = compare_onnx_ops(plans, names, onnx, exact_matching)
+    from ..onnx_map import TENSORRT
+
+    first, last = ops.attrs["engines"]
+    has_a, has_b = ops[f"{first} node"] != "", ops[f"{last} node"] != ""
+    keys = list(dict.fromkeys(ops["op"].tolist()))
+    grouped = {
+        f"{first} ops": ops[has_a].groupby("op").size(),
+        f"{last} ops": ops[has_b].groupby("op").size(),
+        "pairs": ops[has_a & has_b].groupby("op").size(),
+    }
+    out = pd.DataFrame({"op": keys})
+    for col, series in grouped.items():
+        out[col] = series.reindex(keys).fillna(0).to_numpy(dtype="int64")
+    for side, has in ((first, has_a), (last, has_b)):
+        out[f"{side} ms"] = ops[has].groupby("op")[f"{side} ms"].sum(min_count=1) \
+            .reindex(keys).to_numpy(dtype="float64")
+    t_a, t_b = ops.attrs["tensorrt_ms"]
+    if not (math.isnan(t_a) and math.isnan(t_b)):
+        out.loc[len(out)] = [TENSORRT, 0, 0, 0, t_a, t_b]
+    ms_b = out[f"{last} ms"].to_numpy(dtype="float64")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["speedup"] = np.where(ms_b > 0, out[f"{first} ms"].to_numpy(dtype="float64") / ms_b,
+                                  np.nan)
+    return out.sort_values([f"{first} ms", f"{last} ms"], ascending=False, na_position="last",
+                           kind="stable", ignore_index=True)
