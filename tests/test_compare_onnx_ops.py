@@ -160,3 +160,116 @@ def test_without_the_onnx_package_one_line_and_exit_2(capsys, engines, tmp_path,
     monkeypatch.setitem(sys.modules, "onnx", None)  # import onnx raises ImportError
     code, _, err = _cli(capsys, engines, "--onnx", f"{tmp_path / 'a.onnx'},")
     assert code == 2 and err.count("\n") == 1 and "needs the onnx package" in err
+
+
+# ------------------------------------------------------------------ with the ONNX files
+def _onnx_model(layers: list[dict], path: Path, swap: tuple[str, str] | None = None) -> None:
+    """An ONNX model consistent with an engine's raw layers: each fused layer's nodes (op type =
+    the name's prefix, ``Conv_5`` -> Conv) chained between the layer's tensors, a Q/DQ pair for a
+    quantising Reformat, an Identity for TensorRT's copies, each convolution's weights
+    ``[OutMaps, C, *Kernel]`` (behind QuantizeLinear -> DequantizeLinear in the Q/DQ export).
+    ``swap``: two Conv nodes whose weight shapes trade places (a file that contradicts)."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    nodes, inits, shapes = [], [], {}
+    for k, layer in enumerate(layers):
+        ins = [t["Name"] for t in layer["Inputs"]]
+        outs = [t["Name"] for t in layer["Outputs"]]
+        parts = [p for p in layer["Name"].split(" + ")
+                 if not p.endswith((".weight", ".bias")) and "Unnamed" not in p]
+        if layer["LayerType"] == "NoOp" or layer["Name"].startswith("Reformatting CopyNode"):
+            nodes.append(helper.make_node("Identity", ins[:1], outs, name=f"copy_{k}"))
+            continue
+        if layer.get("LayerType") == "Reformat":  # a quantising reformat: Q then DQ
+            nodes.append(helper.make_node("QuantizeLinear", ins[:1], [f"q{k}"], name=parts[0]))
+            nodes.append(helper.make_node("DequantizeLinear", [f"q{k}"], outs, name=f"dq_{k}"))
+            continue
+        data, weight = ins[0], None
+        for j, part in enumerate(parts):
+            op = part.split("_")[0]
+            if op == "QuantizeLinear":  # the weights' quantiser of the next Conv/Gemm
+                weight = f"w{k}"
+                nodes.append(helper.make_node(op, [f"w{k}.fp"], [f"w{k}.q"], name=part))
+                nodes.append(helper.make_node("DequantizeLinear", [f"w{k}.q"], [weight],
+                                              name=f"wdq_{k}"))
+                inits.append(f"w{k}.fp")
+                continue
+            out = outs[0] if j == len(parts) - 1 else f"t{k}_{j}"
+            if op in ("Conv", "Gemm"):
+                if weight is None:
+                    weight = f"w{k}.fp"
+                    inits.append(weight)
+                name = next(n for n in inits[::-1] if n.startswith(f"w{k}"))
+                shapes[name] = (layer["OutMaps"], layer["Inputs"][0]["Dimensions"][1],
+                                *layer["Kernel"])
+                shapes[part] = name
+                nodes.append(helper.make_node(op, [data, weight], [out], name=part))
+            elif op == "Add":
+                nodes.append(helper.make_node(op, [data, ins[1]], [out], name=part))
+            else:
+                nodes.append(helper.make_node(op, [data], [out], name=part))
+            data = out
+    if swap:
+        a, b = shapes[swap[0]], shapes[swap[1]]
+        shapes[a], shapes[b] = shapes[b], shapes[a]
+    tensors = []
+    for n in inits:  # shapes only: the comparison never reads the weights' values
+        tensor = TensorProto(name=n, data_type=TensorProto.FLOAT)
+        tensor.dims.extend(shapes[n])
+        tensors.append(tensor)
+    first = layers[0]["Inputs"][0]
+    graph = helper.make_graph(nodes, "net", [helper.make_tensor_value_info(
+        first["Name"], TensorProto.FLOAT, first["Dimensions"])], [], initializer=tensors)
+    onnx.save(helper.make_model(graph), str(path))
+
+
+@pytest.fixture(scope="module")
+def onnx_files(engines, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("onnx")
+    paths = []
+    for name in (FP16, QAT):
+        path = folder / f"{name}.onnx"
+        _onnx_model(_raw(engines, name)[0], path)
+        paths.append(str(path))
+    return paths
+
+
+def test_onnx_files_add_weight_shapes_and_neighbours(ops, onnx_files, truth):
+    plans, _ = ops
+    df = compare_onnx_ops(plans, ["fp16", "qat"], onnx=onnx_files)
+    convs = df[df["op"].isin(["Conv", "Gemm"]) & (df["fp16 node"] != "")]
+    assert sorted(convs["fp16 node"]) == sorted(truth)
+    for row in convs.itertuples(index=False):
+        assert row[5] == truth[row[3]][0]
+        assert row.confidence == "high"
+        assert "weight shape" in row.evidence and "neighbours" in row.evidence, row
+    assert df.attrs["onnx_files"] == onnx_files
+
+
+def test_an_onnx_file_that_contradicts_makes_pairs_low(ops, engines, tmp_path):
+    plans, _ = ops
+    layers_a, layers_b = _raw(engines, FP16)[0], _raw(engines, QAT)[0]
+    paths = [tmp_path / "a.onnx", tmp_path / "b.onnx"]
+    _onnx_model(layers_a, paths[0])
+    _onnx_model(layers_b, paths[1], swap=("Conv_22", "Conv_95"))  # 64x64x3x3 and 128x64x1x1
+    df = compare_onnx_ops(plans, ["fp16", "qat"], onnx=[str(p) for p in paths])
+    low = df[df["qat node"].isin(["Conv_22", "Conv_95"])]
+    assert (low["confidence"] == "low").all()
+    assert low["evidence"].str.contains("weight shapes differ").all()
+    others = df[df["op"].eq("Conv") & ~df["qat node"].isin(["Conv_22", "Conv_95"])]
+    assert (others["confidence"] == "high").all()
+
+
+def test_an_onnx_file_of_another_network_is_refused(capsys, engines, onnx_files):
+    code, out, err = _cli(capsys, engines, "--onnx", f"{onnx_files[1]},{onnx_files[0]}")
+    assert code == 2 and not out and err.count("\n") == 1
+    assert "none of the" in err and "is in this model" in err
+
+
+def test_exports_with_the_same_names_pair_by_name(engines):
+    plans = [EnginePlan.from_path(str(engines / f)) for f in (FP16, "a100-resnet18-fp32")]
+    df = compare_onnx_ops(plans, ["fp16", "fp32"])
+    paired = df[df["match"] == "name"]
+    assert len(paired) == len(df) and (paired["confidence"] == "high").all()
+    assert (paired["fp16 node"] == paired["fp32 node"]).all()
