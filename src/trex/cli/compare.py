@@ -84,10 +84,10 @@ def _onnx_files(text: str) -> list[str]:
 
 
 def _onnx_ops(plans: list[EnginePlan], names: list[str], args: argparse.Namespace,
-              top: int | None) -> dict[str, Any]:
+              top: int | None, alignment: pd.DataFrame) -> dict[str, Any]:
     """``--onnx-ops``: the operators paired across exports (largest regressions first, then the
     unpaired ones) and their totals per op type."""
-    ops = views.compare_onnx_ops(plans, names, args.onnx, not args.loose)
+    ops = views.compare_onnx_ops(plans, names, args.onnx, not args.loose, alignment)
     rows = ops.sort_values("delta ms", ascending=False, kind="stable", na_position="last",
                            ignore_index=True)
     return {"onnx_ops": rows.head(top) if top is not None else rows,
@@ -102,7 +102,7 @@ def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
     alignment = views.align_plans(plans, not args.loose, names)
     onnx = views.compare_onnx_nodes(plans, names)
     onnx_rows = onnx.sort_values("delta ms", ascending=False, kind="stable", ignore_index=True)
-    extra = _onnx_ops(plans, names, args, top) if args.onnx_ops or args.onnx else {}
+    extra = _onnx_ops(plans, names, args, top, alignment) if args.onnx_ops or args.onnx else {}
     return {
         "summary": views.summary_table(plans, names),
         "by_type": views.compare_by_type(plans, names),

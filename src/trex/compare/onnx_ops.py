@@ -245,32 +245,42 @@ def _layer_text(layers: list[str]) -> str:
     return " | ".join(layers)
 
 
-def _pair_plans(plan_a: EnginePlan, plan_b: EnginePlan,
-                graphs: tuple[OnnxGraph | None, OnnxGraph | None], exact_matching: bool
-                ) -> tuple[_Ops, _Ops, _Pairing]:
-    a, b = _engine_ops(plan_a, graphs[0]), _engine_ops(plan_b, graphs[1])
-    layer_pairs, layer_evidence = _match_details(plan_a, plan_b, exact_matching)
-    pairing = _Pairing(a, b, graphs)
-    pairing.run(layer_pairs, {i: e.confidence() for i, e in layer_evidence.items()})
-    return a, b, pairing
+def _layer_pairs(plans: Sequence[EnginePlan], names: list[str], exact_matching: bool,
+                 alignment: pd.DataFrame | None) -> tuple[dict[int, tuple[int, str]],
+                                                          dict[int, str]]:
+    """The first and last engines' layer pairs and their confidence: from an
+    :func:`~trex.compare.align.align_plans` frame of two engines (computed once for every view),
+    else aligned here."""
+    first, last = names[0], names[-1]
+    if alignment is not None and len(plans) == 2 and f"{last} confidence" in alignment:
+        both = alignment[first].notna() & alignment[last].notna()
+        rows_a = alignment.loc[both, first].astype("int64").tolist()
+        rows_b = alignment.loc[both, last].astype("int64").tolist()
+        sure = alignment.loc[both, f"{last} confidence"].tolist()
+        return ({i: (j, "") for i, j in zip(rows_a, rows_b)}, dict(zip(rows_a, sure)))
+    pairs, evidence = _match_details(plans[0], plans[-1], exact_matching)
+    return pairs, {i: e.confidence() for i, e in evidence.items()}
 
 
 def compare_onnx_ops(plans: Sequence[EnginePlan], names: Sequence[str] | None = None,
-                     onnx: Sequence[OnnxSource] | None = None, exact_matching: bool = True
-                     ) -> pd.DataFrame:
+                     onnx: Sequence[OnnxSource] | None = None, exact_matching: bool = True,
+                     alignment: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per ONNX operator of the first or the last engine, in graph order: ``op`` (its
     type), ``match`` (name, layer, order; only-in-A/only-in-B), ``confidence``, per engine the
     node, its ms (its share of its layers' time) and its layers, ``delta ms`` (last - first) and
     ``speedup`` (first / last) of a pair (NaN otherwise) and ``evidence``. ``onnx``: one ONNX
     file (or :class:`~trex.formats.onnx_model.OnnxGraph`, or None) per engine, for op types,
     weight shapes and neighbours. ``attrs["tensorrt_ms"]``: each side's time in layers TensorRT
-    added (no ONNX operator)."""
+    added (no ONNX operator). ``alignment``: the engines' :func:`~trex.compare.align.align_plans`
+    frame, if already computed."""
     if len(plans) < 2:
         raise ValueError("comparing ONNX operators needs two engines")
     names = list(names) if names is not None else get_plans_names(plans)
     graphs = onnx_graphs(onnx, len(plans))
     first, last = names[0], names[-1]
-    a, b, pairing = _pair_plans(plans[0], plans[-1], (graphs[0], graphs[-1]), exact_matching)
+    a, b = _engine_ops(plans[0], graphs[0]), _engine_ops(plans[-1], graphs[-1])
+    pairing = _Pairing(a, b, (graphs[0], graphs[-1]))
+    pairing.run(*_layer_pairs(plans, names, exact_matching, alignment))
     kinds = {x: (y, pairing.kind[x]) for x, y in pairing.matched.items()}
     rows = _merged(kinds, len(a.names), len(b.names))
     nan = math.nan
