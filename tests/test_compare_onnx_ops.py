@@ -273,3 +273,23 @@ def test_exports_with_the_same_names_pair_by_name(engines):
     paired = df[df["match"] == "name"]
     assert len(paired) == len(df) and (paired["confidence"] == "high").all()
     assert (paired["fp16 node"] == paired["fp32 node"]).all()
+
+
+def test_a_name_another_export_reuses_for_another_node_pairs_nothing(engines):
+    """The QAT-residual export adds Q/DQ nodes, so its ``Conv_84`` is layer2.0's conv1 while the
+    QAT export's ``Conv_84`` is layer2.0's conv2: the weight names inside the raw fused layer
+    names are the truth; every Conv is paired with the Conv of the same weights."""
+    folders = ("a100-resnet18-qat", "a100-resnet18-qat-residual")
+    plans = [EnginePlan.from_path(str(engines / f)) for f in folders]
+    weights = []
+    for folder in folders:
+        layers, _ = _raw(engines, folder)
+        weights.append({re.search(r"\bConv_\d+\b", layer["Name"]).group(0):
+                        re.search(r"[\w.]+\.weight", layer["Name"]).group(0)
+                        for layer in layers if re.search(r"\bConv_\d+\b", layer["Name"])})
+    df = compare_onnx_ops(plans, ["qat", "res"])
+    convs = df[df["op"] == "Conv"]
+    assert (convs["match"] != "").all() and len(convs) == 20  # all paired
+    for row in convs.itertuples(index=False):
+        assert weights[0][row[3]] == weights[1][row[5]], row
+    assert weights[0]["Conv_84"] != weights[1]["Conv_84"]  # the reused name

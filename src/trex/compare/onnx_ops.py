@@ -5,7 +5,7 @@ An FP16 export and its Q/DQ (INT8, FP8) export name their nodes differently (``C
 nodes its layers list (``Metadata``, else the fused layer names: :mod:`trex.onnx_map`); they are
 paired in passes, strongest evidence first:
 
-1. **name**: the same node name and op type in both.
+1. **name**: the same node name and op type in both, unless the aligned layers say otherwise.
 2. **layer**: inside each pair of aligned layers (:mod:`.align`: weights, shapes, neighbours),
    the layers' operators of each type in their order (an order-preserving diff on op types).
 3. **order**: what is left, in graph order between paired operators, by op type.
@@ -14,7 +14,9 @@ A pair's ``confidence`` adds up its support: the layer pair's confidence (high 2
 1 if the op type occurs once among the candidates on each side (no choice by order), and, with
 the ONNX files, 1 for equal weight shapes and 1 for paired neighbours (through Q/DQ nodes). 3 or
 more is ``high``, 2 ``medium``, less ``low``; a contradiction (a ``low`` layer pair, weight
-shapes or neighbours that differ) is ``low``; the same name is ``high``.
+shapes or neighbours that differ) is ``low``. The same name counts 3 in aligned layers, 2
+otherwise, and pairs nothing when the aligned layers offer either node another counterpart of its
+type (an export that reuses the name for another node).
 
 An operator's time is its share of the layers it maps to (:func:`trex.onnx_map.onnx_mapping`'s
 ``dominant`` split: a fused layer's time goes to its Conv/Gemm/MatMul, the fused Add/ReLU get
@@ -56,6 +58,7 @@ class _Ops:
     ms: list[float] = field(default_factory=list)
     layer_ms: list[float] = field(default_factory=list)
     layers: list[list[str]] = field(default_factory=list)
+    rows: list[list[int]] = field(default_factory=list)  # the df rows of each operator's layers
     by_layer: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
     tensorrt_ms: float = math.nan  # layers TensorRT added (reformats): no ONNX operator
 
@@ -89,12 +92,14 @@ def _engine_ops(plan: EnginePlan, graph: OnnxGraph | None) -> _Ops:
             out.ms.append(math.nan)
             out.layer_ms.append(math.nan)
             out.layers.append([])
+            out.rows.append([])
         if (k, row) in seen_layers:
             continue
         seen_layers.add((k, row))
         out.ms[k] = _add(out.ms[k], ms)
         out.layer_ms[k] = _add(out.layer_ms[k], layer_ms)
         out.layers[k].append(layer)
+        out.rows[k].append(row)
         out.by_layer[row].append(k)
     if graph is not None and out.names and not any(n in graph.op_types for n in out.names):
         raise InputError(graph.path, f"none of the {len(out.names):,} ONNX nodes of engine "
@@ -112,6 +117,11 @@ def onnx_graphs(paths: Sequence[OnnxSource] | None, count: int) -> list[OnnxGrap
                                f"skips one), got {len(paths)}")
     return [p if isinstance(p, OnnxGraph) or p is None else read_onnx_graph(p) if p else None
             for p in paths]
+
+
+def _holds(ops: _Ops, row: int, op: str) -> bool:
+    """Does layer ``row`` hold an operator of type ``op``?"""
+    return any(ops.ops[k] == op for k in ops.by_layer.get(row, ()))
 
 
 class _Pairing:
@@ -146,14 +156,24 @@ class _Pairing:
     def run(self, layer_pairs: dict[int, tuple[int, str]], layer_conf: dict[int, str]) -> None:
         a, b = self.a, self.b
         where_b = {name: k for k, name in enumerate(b.names)}
-        for x, name in enumerate(a.names):  # 1. the same name and op type
+        paired_b = {j: i for i, (j, _) in layer_pairs.items()}
+        for x, name in enumerate(a.names):  # 1. the same name and op type, unless vetoed
             y = where_b.get(name)
-            if y is not None and a.ops[x] == b.ops[y] and y not in self.taken:
-                self.matched[x] = y
-                self.taken.add(y)
-                self.kind[x] = "name"
-                self.support[x] = ["same name"]
-                self.points[x] = 3
+            if y is None or a.ops[x] != b.ops[y] or y in self.taken:
+                continue
+            op, rows_a, rows_b = a.ops[x], set(a.rows[x]), set(b.rows[y])
+            # The layer pairing offers another counterpart of this type: a reused name.
+            if any(layer_pairs[i][0] not in rows_b and _holds(b, layer_pairs[i][0], op)
+                   for i in rows_a if i in layer_pairs) or any(
+                    paired_b[j] not in rows_a and _holds(a, paired_b[j], op)
+                    for j in rows_b if j in paired_b):
+                continue
+            aligned = any(layer_pairs[i][0] in rows_b for i in rows_a if i in layer_pairs)
+            self.matched[x] = y
+            self.taken.add(y)
+            self.kind[x] = "name"
+            self.support[x] = ["same name", "aligned layers"] if aligned else ["same name"]
+            self.points[x] = 3 if aligned else 2
         for i in sorted(layer_pairs):  # 2. inside aligned layers
             j = layer_pairs[i][0]
             ka = [k for k in a.by_layer.get(i, []) if k not in self.matched]
@@ -201,8 +221,6 @@ class _Pairing:
         by_name[NETWORK_INPUT] = NETWORK_INPUT
         succ_a, succ_b = ga.successors(), gb.successors()
         for x, y in self.matched.items():
-            if self.kind[x] == "name":
-                continue
             na, nb = self.a.names[x], self.b.names[y]
             wa, wb = ga.weight_shapes.get(na), gb.weight_shapes.get(nb)
             if wa is not None and wb is not None:
@@ -230,8 +248,6 @@ class _Pairing:
         return cached
 
     def confidence(self, x: int) -> str:
-        if self.kind[x] == "name":
-            return "high"
         if self.contra.get(x):
             return "low"
         points = self.points[x]
