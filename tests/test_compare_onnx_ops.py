@@ -293,3 +293,22 @@ def test_a_name_another_export_reuses_for_another_node_pairs_nothing(engines):
     for row in convs.itertuples(index=False):
         assert weights[0][row[3]] == weights[1][row[5]], row
     assert weights[0]["Conv_84"] != weights[1]["Conv_84"]  # the reused name
+
+
+def test_the_alignment_of_the_other_views_is_reused_as_is(ops):
+    from trex.compare import align_plans
+
+    plans, df = ops
+    alignment = align_plans(plans, True, ["fp16", "qat"])
+    again = compare_onnx_ops(plans, ["fp16", "qat"], alignment=alignment)
+    assert again.equals(df)
+
+
+def test_cli_with_onnx_files(capsys, engines, onnx_files):
+    code, out, _ = _cli(capsys, engines, "--onnx", ",".join(onnx_files), "--top", "0",
+                        "-f", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["onnx_files"] == onnx_files
+    conv = next(r for r in data["onnx_ops"] if r["fp16 node"] == "Conv_5")
+    assert conv["qat node"] == "Conv_34" and "weight shape" in conv["evidence"]
