@@ -63,42 +63,46 @@ class _Ops:
     tensorrt_ms: float = math.nan  # layers TensorRT added (reformats): no ONNX operator
 
 
-def _add(total: float, value: float) -> float:
-    """Sum where NaN (an untimed layer) counts only when nothing is timed."""
-    if math.isnan(value):
-        return total
-    return value if math.isnan(total) else total + value
+def _sums(codes: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Per code, the sum of its values; NaN where none is a number (untimed layers only)."""
+    timed = ~np.isnan(values)
+    total = np.bincount(codes[timed], weights=values[timed], minlength=n)
+    return np.where(np.bincount(codes[timed], minlength=n) > 0, total, np.nan)
 
 
 def _engine_ops(plan: EnginePlan, graph: OnnxGraph | None) -> _Ops:
     from ..onnx_map import TENSORRT, onnx_mapping
 
     mapping = onnx_mapping(plan, op_types=graph.op_types if graph is not None else None)
+    nodes = mapping["onnx_node"].to_numpy(dtype=object)
+    rows = mapping["layer_index"].to_numpy(dtype="int64")
+    ms = mapping["latency_ms"].to_numpy(dtype="float64")
+    layer_ms = mapping["layer_latency_ms"].to_numpy(dtype="float64")
     out = _Ops()
-    index: dict[str, int] = {}
-    seen_layers: set[tuple[int, int]] = set()
-    for node, op, row, ms, layer_ms, layer in zip(
-            mapping["onnx_node"].tolist(), mapping["onnx_op"].tolist(),
-            mapping["layer_index"].tolist(), mapping["latency_ms"].tolist(),
-            mapping["layer_latency_ms"].tolist(), mapping["layer"].tolist()):
-        if node == TENSORRT:
-            out.tensorrt_ms = _add(out.tensorrt_ms, ms)
-            continue
-        k = index.get(node)
-        if k is None:
-            k = index[node] = len(out.names)
-            out.names.append(node)
-            out.ops.append(op)
-            out.ms.append(math.nan)
-            out.layer_ms.append(math.nan)
-            out.layers.append([])
-            out.rows.append([])
-        if (k, row) in seen_layers:
-            continue
-        seen_layers.add((k, row))
-        out.ms[k] = _add(out.ms[k], ms)
-        out.layer_ms[k] = _add(out.layer_ms[k], layer_ms)
-        out.layers[k].append(layer)
+    ours = nodes != TENSORRT
+    if (~ours).any():
+        out.tensorrt_ms = float(_sums(np.zeros(int((~ours).sum()), dtype="int64"), ms[~ours],
+                                      1)[0])
+    codes, uniques = pd.factorize(nodes[ours])  # operators in order of first appearance
+    keep = np.flatnonzero(ours)
+    # a node listed twice in one layer counts once
+    _, first = np.unique(codes.astype("int64") * (len(plan.layers) + 1) + rows[keep],
+                         return_index=True)
+    first.sort()
+    codes, keep = codes[first], keep[first]
+    n = len(uniques)
+    out.names = [str(u) for u in uniques]
+    ops = mapping["onnx_op"].to_numpy(dtype=object)
+    _, at = np.unique(codes, return_index=True)  # each operator's first row (codes are 0..n-1)
+    out.ops = [str(op) for op in ops[keep[at]]]
+    out.ms = _sums(codes, ms[keep], n).tolist()
+    out.layer_ms = _sums(codes, layer_ms[keep], n).tolist()
+    out.layers = [[] for _ in range(n)]
+    out.rows = [[] for _ in range(n)]
+    layer_names = mapping["layer"].to_numpy(dtype=object)
+    for k, i in zip(codes.tolist(), keep.tolist()):
+        row = int(rows[i])
+        out.layers[k].append(layer_names[i])
         out.rows[k].append(row)
         out.by_layer[row].append(k)
     if graph is not None and out.names and not any(n in graph.op_types for n in out.names):
