@@ -184,7 +184,7 @@ def _sections(report: dict[str, Any], names: list[str]) -> list[tuple[str, pd.Da
                          "a fused layer's time goes to its Conv/Gemm/MatMul; speedup = "
                          f"{first} / {last})", ops[cols]))
         sections.append((f"ONNX operators by type (ms; speedup = {first} / {last}; "
-                         "(TensorRT): layers TensorRT added)", report["onnx_op_types"]))
+                         "(TensorRT): the layers TensorRT added)", report["onnx_op_types"]))
     return sections
 
 

@@ -61,6 +61,7 @@ class _Ops:
     rows: list[list[int]] = field(default_factory=list)  # the df rows of each operator's layers
     by_layer: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
     tensorrt_ms: float = math.nan  # layers TensorRT added (reformats): no ONNX operator
+    tensorrt_layers: int = 0
 
 
 def _sums(codes: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
@@ -80,7 +81,8 @@ def _engine_ops(plan: EnginePlan, graph: OnnxGraph | None) -> _Ops:
     layer_ms = mapping["layer_latency_ms"].to_numpy(dtype="float64")
     out = _Ops()
     ours = nodes != TENSORRT
-    if (~ours).any():
+    out.tensorrt_layers = int((~ours).sum())
+    if out.tensorrt_layers:
         out.tensorrt_ms = float(_sums(np.zeros(int((~ours).sum()), dtype="int64"), ms[~ours],
                                       1)[0])
     codes, uniques = pd.factorize(nodes[ours])  # operators in order of first appearance
@@ -330,6 +332,7 @@ def compare_onnx_ops(plans: Sequence[EnginePlan], names: Sequence[str] | None = 
         out[c] = out[c].astype("float64")
     out.attrs["engines"] = (first, last)
     out.attrs["tensorrt_ms"] = (a.tensorrt_ms, b.tensorrt_ms)
+    out.attrs["tensorrt_layers"] = (a.tensorrt_layers, b.tensorrt_layers)
     out.attrs["onnx_files"] = [g.path if g is not None else None for g in (graphs[0], graphs[-1])]
     return out
 
@@ -338,7 +341,8 @@ def compare_onnx_op_types(plans: Sequence[EnginePlan], names: Sequence[str] | No
                           onnx: Sequence[OnnxSource] | None = None, exact_matching: bool = True,
                           ops: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per ONNX op type (of the first and last engine): operators in each, paired ones, summed
-    ms in each and ``speedup`` (first / last); ``(TensorRT)`` holds the layers TensorRT added.
+    ms in each and ``speedup`` (first / last); ``(TensorRT)`` holds the layers TensorRT added
+    (reformats; its ``ops`` count those layers).
     ``ops``: :func:`compare_onnx_ops`' frame, if already computed."""
     if ops is None:
         ops = compare_onnx_ops(plans, names, onnx, exact_matching)
@@ -359,8 +363,9 @@ def compare_onnx_op_types(plans: Sequence[EnginePlan], names: Sequence[str] | No
         out[f"{side} ms"] = ops[has].groupby("op")[f"{side} ms"].sum(min_count=1) \
             .reindex(keys).to_numpy(dtype="float64")
     t_a, t_b = ops.attrs["tensorrt_ms"]
-    if not (math.isnan(t_a) and math.isnan(t_b)):
-        out.loc[len(out)] = [TENSORRT, 0, 0, 0, t_a, t_b]
+    n_a, n_b = ops.attrs.get("tensorrt_layers", (0, 0))
+    if n_a or n_b:
+        out.loc[len(out)] = [TENSORRT, n_a, n_b, 0, t_a, t_b]
     ms_b = out[f"{last} ms"].to_numpy(dtype="float64")
     with np.errstate(divide="ignore", invalid="ignore"):
         out["speedup"] = np.where(ms_b > 0, out[f"{first} ms"].to_numpy(dtype="float64") / ms_b,
