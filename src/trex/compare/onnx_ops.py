@@ -143,10 +143,13 @@ class _Pairing:
         self.contra: dict[int, list[str]] = defaultdict(list)
 
     def key(self, ops: _Ops, k: int) -> str | None:
+        """What pairs an operator: its op type (none for an Unknown one)."""
         return None if ops.ops[k] in _NO_KIND else ops.ops[k]
 
     def record(self, pairs: list[tuple[int, int]], kind: str, base: int, facts: list[str],
-               ka: list[int], kb: list[int]) -> None:
+               ka: list[int], kb: list[int]) -> list[int]:
+        """Keep the pairs of free operators; their support; the operators of A paired."""
+        added = []
         count_a = Counter(self.a.ops[k] for k in ka)
         count_b = Counter(self.b.ops[k] for k in kb)
         for x, y in pairs:
@@ -158,6 +161,8 @@ class _Pairing:
             unique = count_a[self.a.ops[x]] == 1 and count_b[self.b.ops[y]] == 1
             self.support[x] = [*facts, "unique type" if unique else "type, by order"]
             self.points[x] = base + unique
+            added.append(x)
+        return added
 
     def run(self, layer_pairs: dict[int, tuple[int, str]], layer_conf: dict[int, str]) -> None:
         a, b = self.a, self.b
@@ -189,10 +194,10 @@ class _Pairing:
             conf = layer_conf[i]
             ia, ib, weight = interned([self.key(a, k) for k in ka], [self.key(b, k) for k in kb])
             pairs = [(ka[x], kb[y]) for x, y in diff(ia, ib, weight)]
-            before = set(self.matched)
-            self.record(pairs, "layer", _LAYER_POINTS.get(conf, 0), [f"{conf} layer pair"], ka, kb)
+            added = self.record(pairs, "layer", _LAYER_POINTS.get(conf, 0),
+                                [f"{conf} layer pair"] if conf != "low" else [], ka, kb)
             if conf == "low":
-                for x in set(self.matched) - before:
+                for x in added:
                     self.contra[x].append("low layer pair")
         self._ordered()
         if all(self.graphs):
@@ -226,6 +231,7 @@ class _Pairing:
         by_name = {self.a.names[x]: self.b.names[y] for x, y in self.matched.items()}
         by_name[NETWORK_INPUT] = NETWORK_INPUT
         succ_a, succ_b = ga.successors(), gb.successors()
+        taken_names = {self.b.names[y] for y in self.taken}
         for x, y in self.matched.items():
             na, nb = self.a.names[x], self.b.names[y]
             wa, wb = ga.weight_shapes.get(na), gb.weight_shapes.get(nb)
@@ -238,7 +244,7 @@ class _Pairing:
             around_a = [*ga.predecessors.get(na, ()), *succ_a.get(na, ())]
             around_b = set(gb.predecessors.get(nb, ())) | set(succ_b.get(nb, ()))
             mapped = {by_name[n] for n in around_a if n in by_name}
-            seen = {n for n in around_b if n == NETWORK_INPUT or n in self.taken_names}
+            seen = {n for n in around_b if n == NETWORK_INPUT or n in taken_names}
             if mapped and seen:
                 if mapped & seen:
                     self.support[x].append("neighbours")
@@ -246,20 +252,15 @@ class _Pairing:
                 else:
                     self.contra[x].append("neighbours differ")
 
-    @property
-    def taken_names(self) -> set[str]:
-        cached = getattr(self, "_taken_names", None)
-        if cached is None:
-            cached = self._taken_names = {self.b.names[y] for y in self.taken}
-        return cached
-
     def confidence(self, x: int) -> str:
+        """high (3+ points), medium (2), low (less, or any contradiction)."""
         if self.contra.get(x):
             return "low"
         points = self.points[x]
         return "high" if points >= 3 else "medium" if points == 2 else "low"
 
     def evidence(self, x: int) -> str:
+        """The pair's support, then its contradictions, as words."""
         return ", ".join([*self.support[x], *self.contra.get(x, [])])
 
 
