@@ -93,7 +93,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
                  '"attr.K", "attr.arithmetic_intensity"]].head()'),
         ("code", "compute.roofline(qat).head()"),
         ("md", "## Timings analysis"),
-        ("code", "from trex import timings\ntimings.timing_analysis(qat)"),
+        ("code", "from trex import iteration_stats\niteration_stats.timing_analysis(qat)"),
         ("md", "## ONNX operators\n\nWhich ONNX operators cost the most time (from each layer's "
                "`Metadata`, else its fused name)."),
         ("code", "from trex import onnx_map\nonnx_map.latency_by_onnx_op(qat)"),

@@ -18,8 +18,8 @@ import pytest
 from trex import EnginePlan
 from trex.cli import SUBTOOLS, build_parser, main
 from trex.cli.engine_args import TITLE, EngineArgs
+from trex.iteration_stats import latency_percentiles
 from trex.summary import model_summary
-from trex.timings import latency_percentiles
 
 PJ = ["--profiling-json", "--profiling_json", "-pj"]
 COMMON = {"--profile-id", "--run"}

@@ -189,7 +189,7 @@ def test_every_output_says_the_same(engines, folders, tmp_path, capsys):
         trex_summary = trex.summary_dict(plan)
         expected = "–" if facts.latency_ms is None else f"{facts.latency_ms:.3f} ms"
         assert trex_summary["Average time"] == expected, where
-        from trex import report
+        from trex import figures as report
 
         figure = report.perf_overview_figures(plan)["Latency per layer type (ms)"]
         bars = {trace.y[0]: trace.x[0] for trace in figure.data}

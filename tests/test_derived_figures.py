@@ -59,7 +59,7 @@ def test_profile_disabled_is_never_described_as_profiled(engines, tmp_path):
 
 def test_layer_gap_reads_the_conditions_of_the_run(engines):
     """The gap explanation names a separate profiling run only when the run had one."""
-    from trex.timings import layer_sum_gap
+    from trex.iteration_stats import layer_sum_gap
 
     a100 = layer_sum_gap(_load(engines / "a100-resnet18-qat"))
     assert any("separate run" in line for line in a100["explanation"])
@@ -156,7 +156,7 @@ def _flatten_behind_noop(engines, tmp_path):
 
 
 def test_folded_noop_keeps_the_shape_the_layer_reads(engines, tmp_path):
-    from trex.compute.model import gemm_cost
+    from trex.compute.costs import gemm_cost
     from trex.lint import lint
 
     folder, raw_gemm = _flatten_behind_noop(engines, tmp_path)

@@ -23,17 +23,17 @@ DOCS = ROOT / "docs"
 # The modules of the API reference (docs/api/*.md): what each exports must be documented.
 API_MODULES = [
     "trex", "trex.errors", "trex.model", "trex.model.plan", "trex.model.facts",
-    "trex.model.tensor_format", "trex.model.profiles", "trex.model.validation",
+    "trex.formats.tensor_format", "trex.model.profiles", "trex.model.validation",
     "trex.model.control_flow", "trex.model.query",
-    "trex.formats", "trex.formats.registry", "trex.formats.records", "trex.formats.roles",
+    "trex.formats", "trex.formats.readers", "trex.formats.records", "trex.formats.roles",
     "trex.formats.discovery",
     "trex.formats.layer_info", "trex.formats.layer_dump", "trex.formats.profile",
-    "trex.formats.timings", "trex.formats.metadata", "trex.formats.trtexec_log", "trex.formats.log",
+    "trex.formats.export_times", "trex.formats.metadata", "trex.formats.trtexec_log", "trex.formats.log",
     "trex.formats.build_log", "trex.formats.build_records", "trex.formats.engine_layers",
     "trex.formats.tuning_cache", "trex.formats.archive", "trex.formats.combinations",
     "trex.formats.unnamed_sections", "trex.tactic_choice",
-    "trex.compare", "trex.lint", "trex.compute", "trex.graph", "trex.report", "trex.jupyter",
-    "trex.html_report", "trex.excel", "trex.timings", "trex.onnx_map", "trex.tactics",
+    "trex.compare", "trex.lint", "trex.compute", "trex.graph", "trex.figures", "trex.jupyter",
+    "trex.html_report", "trex.excel", "trex.iteration_stats", "trex.onnx_map", "trex.tactics",
     "trex.routes", "trex.timeline", "trex.process", "trex.process.commands",
     "trex.process.python_api", "trex.safety",
 ]
@@ -137,9 +137,9 @@ def test_api_pages_cover_the_modules():
     directives = set()
     for page in (DOCS / "api").glob("*.md"):
         directives.update(re.findall(r"^::: ([\w.]+)", page.read_text(), flags=re.M))
-    for module in ("trex.model", "trex.formats.registry", "trex.formats.records", "trex.compare",
-                   "trex.lint", "trex.compute", "trex.graph", "trex.report", "trex.jupyter",
-                   "trex.html_report", "trex.excel", "trex.timings", "trex.onnx_map", "trex.tactics",
+    for module in ("trex.model", "trex.formats.readers", "trex.formats.records", "trex.compare",
+                   "trex.lint", "trex.compute", "trex.graph", "trex.figures", "trex.jupyter",
+                   "trex.html_report", "trex.excel", "trex.iteration_stats", "trex.onnx_map", "trex.tactics",
                    "trex.routes", "trex.timeline", "trex.process", "trex.safety", "trex.errors"):
         assert module in directives, module
     for name in directives:  # every directive names something that imports

@@ -10,8 +10,8 @@ import pytest
 
 import trex
 from trex.excel_summary import ExcelSummary, cell_value, excel_color
+from trex.iteration_stats import latency_percentiles
 from trex.lint import lint_report
-from trex.timings import latency_percentiles
 
 warnings.simplefilter("ignore", trex.TrexWarning)
 

@@ -33,11 +33,11 @@ from hypothesis import strategies as st
 import trex
 from trex.errors import InputError, TrexError, TrexWarning
 from trex.formats import detect_kind
+from trex.formats.export_times import read_timings
 from trex.formats.jsonio import loads_documents
 from trex.formats.layer_info import read_layer_info
 from trex.formats.metadata import read_metadata
 from trex.formats.profile import read_profile
-from trex.formats.timings import read_timings
 
 try:  # imported defensively: the log reader was written alongside these tests
     from trex.formats.trtexec_log import read_trtexec_log

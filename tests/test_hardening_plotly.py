@@ -1,6 +1,6 @@
 """Markup in every name-like field stays text in every plotly figure: the report's figures, the
 comparison's (engine display names from ``--names`` or folder names), the notebook figures of
-``trex.report``/``trex.compare`` and the Excel charts made from them. Checked in the figures'
+``trex.figures``/``trex.compare`` and the Excel charts made from them. Checked in the figures'
 JSON, and in Chromium where plotly draws them (tests/test_report_browser.py drives the browser).
 """
 
@@ -16,7 +16,7 @@ import pytest
 import trex
 from test_html_report import make_hostile_engine
 from test_report_browser import Report, browser  # noqa: F401 - the browser fixture
-from trex import report as report_views
+from trex import figures as report_views
 from trex.compare import compare_engines_layer_latencies, compare_engines_overview
 from trex.excel_summary import ExcelSummary
 from trex.html_report import write_report
@@ -170,7 +170,7 @@ def test_comparison_report_shows_markup_as_text(browser, hostile, labels):  # no
 
 
 def test_notebook_figures_show_markup_as_text(browser, hostile, tmp_path):  # noqa: F811
-    """trex.report / trex.compare figures as a notebook draws them (plotly's own HTML)."""
+    """trex.figures / trex.compare figures as a notebook draws them (plotly's own HTML)."""
     import plotly.io as pio
     from plotly.offline import get_plotlyjs
 

@@ -269,8 +269,8 @@ def test_hostile_names_stay_data(engines, tmp_path):
 
 
 def test_figures_draw_without_webgl(mobilenet):
+    from trex.figures import engine_timings_figure
     from trex.html_report.figures import MAX_SVG_MARKERS, figure_json
-    from trex.report import engine_timings_figure
 
     fig = engine_timings_figure(mobilenet)
     assert "scattergl" in {t.type for t in fig.data}

@@ -22,7 +22,7 @@ import pytest
 import trex
 from helpers import DLA_ROWS, write_dla_profile
 from trex.formats import detect_kind
-from trex.formats.registry import InputCache
+from trex.formats.readers import InputCache
 from trex.html_report.payload import headline, layer_columns
 from trex.model.dataframe import _INT_COLUMNS
 from trex.model.facts import engine_facts
@@ -442,3 +442,31 @@ def test_attribute_columns_follow_a_row_by_row_walk(engines, tmp_path):
             continue
         assert [g if g == g else None for g in got] == \
             [e if e == e else None for e in expected[name]], name
+
+
+def test_renamed_modules_keep_their_old_names_and_base_names_are_unique():
+    import importlib
+
+    import trex.report.frames
+    from trex.timings import timing_records
+
+    import trex.figures.frames
+    import trex.iteration_stats
+    from trex import compat
+
+    assert trex.report.frames is trex.figures.frames and trex.report is trex.figures
+    assert trex.timings is trex.iteration_stats and timing_records is trex.iteration_stats.timing_records
+    assert importlib.import_module("trex.report.layers") is importlib.import_module("trex.figures.layers")
+    # no two modules share a base name for different things: a repeated name is a front end of the
+    # same concept (cli/, jupyter/) or one of TREx's module names (an alias)
+    root = Path(trex.__file__).parent
+    seen: dict[str, list[Path]] = {}
+    for path in root.rglob("*.py"):
+        if path.name not in ("__init__.py", "__main__.py"):
+            seen.setdefault(path.stem, []).append(path.relative_to(root))
+    for stem, paths in seen.items():
+        if len(paths) == 1:
+            continue
+        inner = [p for p in paths if p.parts[0] not in ("cli", "jupyter")
+                 and not (len(p.parts) == 1 and p.stem in compat.MODULES)]
+        assert len(inner) <= 1, (stem, paths)

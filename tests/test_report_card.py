@@ -12,7 +12,10 @@ import pandas as pd
 import pytest
 
 import trex
-from trex import EnginePlan, notebook, report
+from trex import EnginePlan, notebook
+from trex import figures as report
+from trex.figures.html_table import html_table
+from trex.iteration_stats import latency_percentiles, timing_records, trtexec_percentile
 from trex.jupyter import widgets as interactive  # what TREx's trex.interactive names
 from trex.misc import (
     clean_df,
@@ -22,8 +25,6 @@ from trex.misc import (
     group_mean_attr,
     group_sum_attr,
 )
-from trex.report.html_table import html_table
-from trex.timings import latency_percentiles, timing_records, trtexec_percentile
 
 warnings.simplefilter("ignore", trex.TrexWarning)
 

@@ -92,12 +92,12 @@ def test_payload_layers_follow_the_declaration(plan, folder):
 
 def test_the_payload_reads_the_plans_facts_not_rows_mapped_back(plan, monkeypatch):
     """No view the report builds rebuilds a Layer from a ``plan.df`` row (``raw_from_row``)."""
-    import trex.report.layers
+    import trex.figures.layers
 
     def refuse(row):
         raise AssertionError("the report mapped a df row back to a layer")
 
-    monkeypatch.setattr(trex.report.layers, "raw_from_row", refuse)
+    monkeypatch.setattr(trex.figures.layers, "raw_from_row", refuse)
     payload, _ = report_payload([plan("trex-mobilenet-qat"), plan("trt8.6-resnet50-int8")])
     assert [len(e["layers"]["name"]) for e in payload["engines"]] == [72, 57]
     assert not [k for e in payload["engines"] for k, f in e["figures"].items() if "error" in f]

@@ -211,7 +211,7 @@ def test_precision_colours_agree_in_every_python_view(engines, tmp_path):
         figures = engine_figures(plan)
         for key in ("precision_rollup", "precision_per_type"):
             add(_figure_colours(figures[key]["figure"]))
-        by_precision = trex.report.perf_overview_figures(plan)["Precision per layer"]
+        by_precision = trex.figures.perf_overview_figures(plan)["Precision per layer"]
         add(_figure_colours(json.loads(by_precision.to_json())))
         graph = DotGraph(plan, layer_precision_formatter)
         for node in graph.nodes:
@@ -271,7 +271,7 @@ def test_legends_are_outside_the_plot_area(engines):
     figures = [f["figure"] for f in engine_figures(plans[1]).values() if "figure" in f]
     figures += [f["figure"] for f in comparison_figures(plans, ["fp16", "int8"]).values()]
     figures += [json.loads(f.to_json()) for f in
-                trex.report.perf_overview_figures(plans[1]).values()]
+                trex.figures.perf_overview_figures(plans[1]).values()]
     with_legend = 0
     for figure in figures:
         shows = any(t.get("showlegend", True) and t.get("name") for t in figure["data"])
@@ -280,14 +280,14 @@ def test_legends_are_outside_the_plot_area(engines):
             assert not _legend_inside(figure["layout"]), figure["layout"].get("legend")
     assert with_legend >= 10
     # the per-type bars (where a legend covered the Reformat bar): right of the plot
-    legend = json.loads(trex.report.perf_overview_figures(plans[1])[
+    legend = json.loads(trex.figures.perf_overview_figures(plans[1])[
         "Latency per layer type (ms)"].to_json())["layout"]["legend"]
     assert legend["x"] > 1 and legend["xanchor"] == "left"
 
 
 def test_sunburst_text_only_on_wedges_that_hold_it(engines):
     plan = trex.EnginePlan.from_path(engines / "trex-mobilenet-qat")
-    figure = trex.report.precision_per_type_sunburst(plan)
+    figure = trex.figures.precision_per_type_sunburst(plan)
     trace = figure.data[0]
     text = dict(zip(trace.ids, trace.texttemplate))
     # mobilenet has one Pooling layer of 72 (1.4 % of the circle): no text on it, the hover names it
@@ -298,7 +298,7 @@ def test_sunburst_text_only_on_wedges_that_hold_it(engines):
     assert dict(zip(trace.ids, trace.customdata))["Pooling/FP16"] == "Pooling: "
     assert trace.leaf.opacity == 1  # the precision's own colour, not a paler one
     assert figure.layout.uniformtext.minsize >= 10 and figure.layout.uniformtext.mode == "hide"
-    latency = trex.report.layer_latency_sunburst(plan)
+    latency = trex.figures.layer_latency_sunburst(plan)
     total, *sizes = latency.data[0].values
     shares = [size / total for size in sizes]
     labelled = [t == "%{label}" for t in latency.data[0].texttemplate[1:]]

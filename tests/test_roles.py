@@ -21,7 +21,8 @@ import pytest
 import toy_format as toy
 from trex import EnginePlan, InputError
 from trex.cli import main
-from trex.formats import registry, roles
+from trex.formats import readers as registry
+from trex.formats import roles
 from trex.formats.archive import MANIFEST, archive_manifest, open_archive, write_archive
 from trex.formats.discovery import EngineFiles, engine_prefix, find_engine_files
 from trex.formats.roles import Role

@@ -77,7 +77,7 @@ def test_star_import_loads_no_heavy_package_until_used():
 def test_plain_import_is_fast_and_light():
     out = _python("import sys, time\nt = time.perf_counter()\nimport trex\n"
                   "print(round(time.perf_counter() - t, 3), "
-                  "[m for m in ('plotly', 'IPython', 'trex.jupyter', 'trex.report', 'trex.graph')"
+                  "[m for m in ('plotly', 'IPython', 'trex.jupyter', 'trex.figures', 'trex.graph')"
                   " if m in sys.modules])")
     seconds, modules = out.split(" ", 1)
     assert modules == "[]" and float(seconds) < 5
@@ -91,7 +91,7 @@ def test_lazy_attributes_and_module_aliases():
     assert trex.df_preprocessing.group_count is misc.group_count
     assert trex.plotting.plotly_bar2 is notebook.plotly_bar2
     assert trex.partial is functools.partial
-    assert trex.report.perf_overview_figures and trex.lint.ConvLinter is trex.ConvLinter
+    assert trex.figures.perf_overview_figures and trex.lint.ConvLinter is trex.ConvLinter
     assert trex.create_activations({"Inputs": [], "Outputs": []}) == ([], [])
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         _ = trex.not_a_name

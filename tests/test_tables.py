@@ -9,8 +9,8 @@ import pytest
 
 from trex import summary as views
 from trex.cli import main
-from trex.display import bytes_text, capability_text, cut_text, fit_column
 from trex.lint import lint_report
+from trex.text_forms import bytes_text, capability_text, cut_text, fit_column
 
 ENGINES = ["a100-resnet18-fp32", "a100-resnet18-qat", "trex-mobilenet-qat", "trt8.6-resnet50-int8",
            "trt10.4-alexnet-fp16", "trt10-detr-int8-names-only", "torchtrt-alexnet-fp16"]

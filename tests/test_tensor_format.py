@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trex.model.tensor_format import parse_format, tensor_size_bytes
+from trex.formats.tensor_format import parse_format, tensor_size_bytes
 
 
 @pytest.mark.parametrize("text,precision,bits,short", [

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import trex
-from trex.timings import (
+from trex.iteration_stats import (
     latency_percentiles,
     layer_sum_gap,
     timing_analysis,

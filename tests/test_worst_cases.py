@@ -279,13 +279,13 @@ def regex_cases() -> list[tuple[str, object]]:
     import trex.formats.combinations as combinations
     import trex.formats.layer_dump as layer_dump
     import trex.formats.layer_info as layer_info
-    import trex.formats.registry as registry
+    import trex.formats.readers as registry
+    import trex.formats.tensor_format as tensor_format
     import trex.formats.trtexec_log as trtexec_log
     import trex.graph.escape as escape
     import trex.graph.svg as svg
     import trex.kernels as kernels
     import trex.model.profiles as profiles
-    import trex.model.tensor_format as tensor_format
     import trex.onnx_map as onnx_map
     from trex.summary import _TACTIC_HASH_RE
 

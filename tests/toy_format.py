@@ -15,8 +15,8 @@ import os
 from dataclasses import dataclass
 
 from trex.errors import InputError
+from trex.formats.readers import Reader
 from trex.formats.records import Profile, ProfileRecord, ProfileRun
-from trex.formats.registry import Reader
 from trex.formats.text import Head, read_text
 
 MEMORY_KIND = "toy_memory_report"

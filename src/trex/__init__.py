@@ -16,6 +16,7 @@ from .model import Activation, EnginePlan, Layer, summary_dict
 
 __version__ = "0.3.0"
 errors.show_plainly()  # trex's warnings and notes as one line each, in notebooks too
+compat.keep_renamed_modules()  # old module names (report, timings) stay importable
 
 __all__ = [
     "Activation",
@@ -34,8 +35,8 @@ _LAZY: dict[str, str] = compat.STAR_NAMES
 _MODULES = {name: f"trex.{name}" for name in compat.STAR_MODULES}
 
 # Subpackages reachable as attributes without importing them first (not star-imported).
-_SUBMODULES = {"compare", "compare_engines", "compute", "graph", "lint", "onnx_map", "report",
-               "routes", "summary", "timings"}
+_SUBMODULES = {"compare", "compare_engines", "compute", "figures", "graph", "iteration_stats", "lint",
+               "onnx_map", "report", "routes", "summary", "timings"}
 
 __all__ += [*_LAZY, *_MODULES]
 

@@ -9,6 +9,9 @@ every name declared here. Adding a TREx name is one line here (plus its row on t
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 from collections.abc import Callable
 from typing import Any
 
@@ -72,8 +75,8 @@ MODULES: dict[str, str | dict[str, str]] = {
     "layer": {"Layer": "trex.model.layer", "fold_no_ops": "trex.model.layer",
               "Activation": "trex.model.tensors"},
     "activations": {"Activation": "trex.model.tensors"},
-    "misc": {"*": "trex.report.frames", "LAYER_ATTRIBUTES": "trex.report.layers",
-             "filter_by_layer": "trex.report.layers"},
+    "misc": {"*": "trex.figures.frames", "LAYER_ATTRIBUTES": "trex.figures.layers",
+             "filter_by_layer": "trex.figures.layers"},
     "df_preprocessing": "trex.misc",
     "graphing": "trex.graph",
     "colors": "trex.graph.colors",
@@ -82,9 +85,9 @@ MODULES: dict[str, str | dict[str, str]] = {
                          "stacked_bars", "stacked_tabular"], "trex.jupyter.cards"),
         **dict.fromkeys(["layer_colormap", "precision_colormap"], "trex.graph.colors"),
         **dict.fromkeys(["DEFAULT_PALETTE", "GRID_COLOR", "NVDA_GREEN", "UNKNOWN_KEY_COLOR",
-                         "trex_base_layout"], "trex.report._common"),
-        "default_pallete": "trex.report._common:DEFAULT_PALETTE",  # TREx's spelling
-        **dict.fromkeys(["create_layout", "stacked_tabular_df"], "trex.report.plotting"),
+                         "trex_base_layout"], "trex.figures._common"),
+        "default_pallete": "trex.figures._common:DEFAULT_PALETTE",  # TREx's spelling
+        **dict.fromkeys(["create_layout", "stacked_tabular_df"], "trex.figures.plotting"),
     },
     "notebook": _JUPYTER,
     "interactive": "trex.jupyter.widgets",
@@ -135,3 +138,44 @@ def alias_module(trex_module: str
         return sorted(names)
 
     return sorted(names), __getattr__, __dir__
+
+
+# trex's own modules that were renamed so that names say what they are: the old import names stay
+# (``import trex.figures.frames`` gives the very module ``trex.figures.frames``).
+RENAMED = {"trex.report": "trex.figures", "trex.timings": "trex.iteration_stats"}  # rename: keep
+
+
+class RenamedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds an old module name of :data:`RENAMED` and hands over the renamed module itself."""
+
+    @staticmethod
+    def _target(fullname: str) -> str | None:
+        for old, new in RENAMED.items():
+            if fullname == old or fullname.startswith(old + "."):
+                return new + fullname[len(old):]
+        return None
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        if self._target(fullname) is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None  # a placeholder; exec_module puts the renamed module in its place
+
+    def exec_module(self, module: Any) -> None:
+        import sys
+
+        target = self._target(module.__name__)
+        assert target is not None
+        # the import system returns what sys.modules holds under the name after this call
+        sys.modules[module.__name__] = importlib.import_module(target)
+
+
+def keep_renamed_modules() -> None:
+    """Make the old names of :data:`RENAMED` importable (once per process)."""
+    import sys
+
+    if not any(isinstance(finder, RenamedModules) for finder in sys.meta_path):
+        sys.meta_path.insert(0, RenamedModules())  # before the path finder, which would load twice

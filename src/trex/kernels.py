@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["KernelInfo", "classify_tactic", "math_precision", "uses_tensor_cores"]
+__all__ = ["KernelInfo", "classify_tactic", "math_precision", "quantization", "uses_tensor_cores"]
 
 _ARCHS = {"maxwell": 50, "pascal": 60, "volta": 70, "turing": 75, "ampere": 80, "ada": 89,
           "hopper": 90, "blackwell": 100}
@@ -57,6 +57,17 @@ _NOT_MMA_OPS = ("pooling", "softmax", "reduce", "resize", "copy", "reformat", "p
 _NOT_MMA_OP = re.compile(r"(?:^|_)(?P<op>" + "|".join(_NOT_MMA_OPS) + r")(?:_|$)", re.IGNORECASE)
 _FIRST_TYPE = re.compile(rf"(?:^|_)(?P<t>{_TYPE})(?:{_TYPE})+_", re.IGNORECASE)
 _MYELIN = re.compile(r"^__myl_(?P<ops>[A-Za-z0-9]+?)(?:_0x[0-9a-f]+|_myl\d+_\d+)?$")
+# The quantisation scheme a kernel name states, most specific first: NVFP4 (E2M1 values, E4M3
+# scales per 16), MXFP4/MXFP8 (E8M0 scales per 32), INT4 weight-only (W4A16: 4-bit weights
+# dequantised to FP16/BF16 math), FP8 (E4M3/E5M2), FP4.
+_QUANTIZATION = tuple((re.compile(p, re.IGNORECASE), scheme) for p, scheme in (
+    (r"nvfp4|e2m1\w*(?:blockscale|block_scale|vec16)", "NVFP4"),
+    (r"mxfp4|e2m1\w*e8m0", "MXFP4"),
+    (r"mxfp8|e8m0", "MXFP8"),
+    (r"weight_?only|w4a16|(?:^|_)(?:bf16|f16|fp16)(?:u?i4|int4)(?:_|$)", "INT4 weight-only"),
+    (r"(?:^|_|\d)(?:e4m3|e5m2|fp8)", "FP8"),
+    (r"(?:^|_|\d)(?:e2m1|fp4)", "FP4"),
+))
 
 
 @dataclass(frozen=True)
@@ -73,6 +84,7 @@ class KernelInfo:
     arch: int | None = None  # SM version the kernel was built for (70, 75, 80, 90, ...)
     evidence: str = ""
     instruction: str | None = None  # CUDA-core math the name states: FFMA, HFMA2, DP4A, SIMT, GEMV
+    quantization: str | None = None  # NVFP4, MXFP8, MXFP4, INT4 weight-only, FP8, FP4
 
     @property
     def math(self) -> str | None:
@@ -123,7 +135,7 @@ def classify_tactic(name: str | None, layer_type: str | None = None) -> KernelIn
     operation = _operation(lower, xmma)
     precision = _precision(text)
     base = {"name": text, "library": library, "operation": operation, "arch": arch,
-            "precision": precision}
+            "precision": precision, "quantization": quantization(text)}
 
     legacy = _LEGACY.search(text) if xmma is None else None
     if legacy is not None:
@@ -157,7 +169,17 @@ def classify_tactic(name: str | None, layer_type: str | None = None) -> KernelIn
             base["precision"] = "INT8"
         return KernelInfo(**base, tensor_cores=True, mma=None if kind == "TENSOROP" else kind,
                           evidence=word["word"].lower())
+    if operation == "attention":
+        return KernelInfo(**base, tensor_cores=True,
+                          evidence="fused multi-head attention kernel (fmha: Tensor Core MMA)")
     return KernelInfo(**base, evidence="the name names no instruction kind")
+
+
+def quantization(tactic: str | None) -> str | None:
+    """The quantisation scheme a kernel name states (``NVFP4``, ``MXFP8``, ``INT4 weight-only``,
+    ``FP8``, ``FP4``), else None."""
+    text = tactic or ""
+    return next((scheme for regex, scheme in _QUANTIZATION if regex.search(text)), None)
 
 
 def _from_layer_type(text: str, layer_type: str | None) -> KernelInfo:
@@ -189,6 +211,8 @@ def _library(lower: str) -> str | None:
 def _operation(lower: str, xmma: re.Match | None) -> str | None:
     if "depthwise" in lower:
         return "depthwise convolution"
+    if "fmha" in lower or "flash_attention" in lower:
+        return "attention"
     if "gemv" in lower:
         return "gemv"
     simple = _NOT_MMA_OP.search(lower)

@@ -1,4 +1,4 @@
-"""TREx's ``misc``: the DataFrame helpers of :mod:`trex.report.frames` and ``filter_by_layer`` (an
+"""TREx's ``misc``: the DataFrame helpers of :mod:`trex.figures.frames` and ``filter_by_layer`` (an
 alias declared in :mod:`trex.compat`)."""
 
 from .compat import alias_module

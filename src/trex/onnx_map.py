@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -28,6 +29,7 @@ import pandas as pd
 from .model.latency import group_latency
 from .model.layer import Layer
 from .model.plan import EnginePlan
+from .model.profiles import strip_profile
 
 TENSORRT = "(TensorRT)"  # pseudo-node of layers that no ONNX node produced
 
@@ -46,7 +48,11 @@ ONNX_OPS = (
     "ReduceSum ReduceSumSquare Relu Reshape Resize RoiAlign Round ScatterElements ScatterND Selu "
     "Shape Shrink Sigmoid Sign Sin Sinh Size Slice Softmax Softplus Softsign SpaceToDepth Split "
     "Sqrt Squeeze Sub Sum Tan Tanh ThresholdedRelu Tile TopK Transpose Trilu Unique Unsqueeze "
-    "Upsample Where Xor Attention RotaryEmbedding RMSNormalization"
+    "Upsample Where Xor Attention RotaryEmbedding RMSNormalization "
+    # TensorRT's and ModelOpt's custom operators of LLM exports (quantizers, KV cache, MoE and
+    # multi-device collectives)
+    "TRT_FP4DynamicQuantize TRT_MXFP8DynamicQuantize TRT_FP8QuantizeLinear "
+    "TRT_FP8DequantizeLinear KVCacheUpdate MoE AllReduce AllGather ReduceScatter AllToAll"
 ).split()
 _ONNX_BY_LOWER = {op.lower(): op for op in ONNX_OPS}
 # PyTorch (dynamo / Torch-TensorRT) spellings of ONNX ops.
@@ -174,6 +180,65 @@ def onnx_sources_text(sources: list[str]) -> str:
     return "none"
 
 
+_MYELIN_KERNEL_RE = re.compile(r"_(myl\d+)_\d+$")
+_FOREIGN_NODE_RE = re.compile(r"^\{ForeignNode\[.*\]\}$")
+
+
+def myelin_region_of(layer: Layer) -> str:
+    """The Myelin region (ForeignNode) a layer belongs to: ``myl3`` for the kernels TensorRT
+    names ``..._myl3_<k>`` (detailed exports), the ``{ForeignNode[...]}`` name of an opaque region
+    (names-only exports), else ``""``."""
+    name = layer.name
+    if "_myl" not in name and "{ForeignNode" not in name:
+        return ""  # the usual case, without a regular expression
+    name = strip_profile(name)
+    kernel = _MYELIN_KERNEL_RE.search(name)
+    if kernel:
+        return kernel.group(1)
+    return name if _FOREIGN_NODE_RE.match(name) else ""
+
+
+@dataclass
+class MyelinRegion:
+    """One Myelin region: its layers (``plan.layers`` indices), the ONNX nodes of their Metadata
+    in order, the op type of each (:func:`onnx_op_type`) counted, and the region's time (the sum
+    of its kernels': Myelin does not time the operators inside a kernel)."""
+
+    label: str
+    rows: list[int]
+    nodes: list[str]
+    ops: dict[str, int]
+    latency_ms: float
+
+    def ops_text(self, limit: int = 12) -> str:
+        """``Add ×2, Pow, ReduceMean`` (most frequent first, at most ``limit`` kinds)."""
+        items = sorted(self.ops.items(), key=lambda kv: (-kv[1], kv[0]))
+        shown = [f"{op} \u00d7{n}" if n > 1 else op for op, n in items[:limit]]
+        more = len(items) - limit
+        return ", ".join(shown) + (f", +{more} more kinds" if more > 0 else "")
+
+
+def myelin_regions(plan: EnginePlan) -> list[MyelinRegion]:
+    """The plan's Myelin regions in layer order, with the ONNX operators of their Metadata."""
+    latency = plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else \
+        np.zeros(0)
+    found: dict[str, MyelinRegion] = {}
+    for index, layer in enumerate(plan.layers):
+        label = myelin_region_of(layer)
+        if not label:
+            continue
+        region = found.setdefault(label, MyelinRegion(label, [], [], {}, 0.0))
+        region.rows.append(index)
+        for node in layer.onnx_nodes:
+            if node not in region.nodes:
+                region.nodes.append(node)
+                op = onnx_op_type(node)
+                region.ops[op] = region.ops.get(op, 0) + 1
+        if index < len(latency) and not np.isnan(latency[index]):
+            region.latency_ms += float(latency[index])
+    return list(found.values())
+
+
 def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominant",
                  op_types: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per (engine layer, ONNX node) with the node's guessed op type and latency share.
@@ -186,8 +251,10 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
         raise ValueError(f"split must be 'dominant' or 'equal', not {split!r}")
     layer_col, type_col, node_col, op_col, source_col, count_col, idx_col, weight_col = \
         [], [], [], [], [], [], [], []
+    region_col: list[str] = []
     for index, layer in enumerate(plan.layers):
         nodes, source = layer_onnx_nodes(layer, use_names)
+        region = myelin_region_of(layer)
         if not nodes:
             nodes = [TENSORRT]
         ops = [TENSORRT if n == TENSORRT else (op_types.get(n) if op_types else None)
@@ -202,6 +269,7 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
             source_col.append(source)
             count_col.append(len(nodes))
             idx_col.append(index)
+            region_col.append(region)
             weight_col.append((1.0 / n_heavy if heavy[j] else 0.0) if n_heavy else 1.0 / len(nodes))
     latency = plan.df["latency.avg_time"].to_numpy(dtype="float64") if len(plan.df) else np.zeros(0)
     idx = np.asarray(idx_col, dtype="int64")
@@ -218,6 +286,7 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
         "layer_latency_ms": layer_ms,
         "latency_ms": layer_ms * weights,
         "layer_index": idx,
+        "myelin_region": region_col,
     })
 
 
@@ -240,6 +309,18 @@ def latency_by_onnx_op(plan: EnginePlan, use_names: bool = True, split: str = "d
     out = _latency_table(mapping, ["onnx_op"])
     nodes = mapping.groupby("onnx_op", sort=False)["onnx_node"].nunique()
     out.insert(1, "nodes", out["onnx_op"].map(nodes).fillna(0).astype("int64"))
+    # Inside Myelin regions: the op's nodes there, and their time, which is the region kernels'
+    # time split between the nodes of each kernel (Myelin times kernels, not operators)
+    in_region = mapping["myelin_region"].to_numpy() != ""
+    if not in_region.any():
+        out["myelin_nodes"] = np.zeros(len(out), dtype="int64")
+        out["myelin_ms"] = np.full(len(out), np.nan)
+        return out
+    inside = mapping[in_region]
+    counted = inside.groupby("onnx_op", sort=False)["onnx_node"].nunique()
+    timed = inside.groupby("onnx_op", sort=False)["latency_ms"].sum(min_count=1)
+    out["myelin_nodes"] = out["onnx_op"].map(counted).fillna(0).astype("int64")
+    out["myelin_ms"] = out["onnx_op"].map(timed).astype("float64")
     return out
 
 

@@ -41,10 +41,10 @@ _TRACKS = (
 def bare_timings(path: str | os.PathLike, run: int | None = None) -> pd.DataFrame | None:
     """The timing records of run ``run`` of a bare ``--exportTimes`` file (one with no layer
     information beside it), or None when ``path`` is an engine's."""
-    from .formats import registry, roles
+    from .formats import readers, roles
 
     if not (Path(path).is_file()
-            and roles.of_kind(registry.detect_kind(path)) == roles.role("timings")):
+            and roles.of_kind(readers.detect_kind(path)) == roles.role("timings")):
         return None
     from .formats.discovery import find_engine_files
 
@@ -54,7 +54,7 @@ def bare_timings(path: str | os.PathLike, run: int | None = None) -> pd.DataFram
     except InputError:  # a timing file with no layer information beside it
         from .formats.records import Timings
 
-        timings = registry.InputCache().read_as(path, Timings)
+        timings = readers.InputCache().read_as(path, Timings)
         index = 0 if run is None else run
         if not -len(timings.runs) <= index < len(timings.runs):
             raise InputError(path, f"has {len(timings.runs)} runs; run {run} is out of range"

@@ -9,10 +9,10 @@ from typing import Any
 import pandas as pd
 
 from .. import compare as views
-from ..display import bytes_text, throughput_text
 from ..errors import InputError
 from ..model.plan import EnginePlan
 from ..safety import markdown_text, terminal_text
+from ..text_forms import bytes_text, throughput_text
 from . import markdown, numbers
 from .engine_args import EngineArgs
 from .output import (

@@ -6,10 +6,10 @@ import argparse
 
 import pandas as pd
 
-from ..display import bytes_text, is_bytes_key
 from ..lint import LINTERS, SEVERITIES, lint_report, severity_at_least
 from ..lint.base import findings_frame
 from ..safety import terminal_text
+from ..text_forms import bytes_text, is_bytes_key
 from . import markdown
 from .engine_args import EngineArgs
 from .output import (

@@ -2,7 +2,7 @@
 
 Text from an engine's files is escaped (:func:`trex.safety.markdown_text`), numbers are written as
 the text tables write them (:func:`trex.cli.output.format_value`) and long cells are cut like the
-text tables' (:func:`trex.display.fit_column`), so nothing in a name can break the page.
+text tables' (:func:`trex.text_forms.fit_column`), so nothing in a name can break the page.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..display import fit_column
 from ..safety import markdown_text
+from ..text_forms import fit_column
 from .output import format_value
 
 MAX_CELL = 120  # characters of a cell before it is cut (names, tactics, evidence)

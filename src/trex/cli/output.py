@@ -18,11 +18,11 @@ from typing import Any, TextIO
 
 import pandas as pd
 
-from ..display import cut_text, fit_column
 from ..errors import cap_line
 from ..jsonable import json_value
 from ..model.facts import MISSING
 from ..safety import json_inert, spreadsheet_cell, terminal_text, well_formed
+from ..text_forms import cut_text, fit_column
 
 FORMATS = ("table", "json", "csv")
 
@@ -54,7 +54,7 @@ def format_value(value: Any) -> str:
 
 def text_table(df: pd.DataFrame, max_width: int = 70) -> str:
     """An aligned plain-text table; long cells are cut with an ellipsis (never inside a number,
-    keeping what tells a column's values apart: :func:`trex.display.fit_column`), control
+    keeping what tells a column's values apart: :func:`trex.text_forms.fit_column`), control
     characters shown as escapes (``\\x1b``) so that no cell can move the cursor, recolour or
     retitle the terminal."""
     headers = [terminal_text(c) for c in df.columns]
@@ -171,5 +171,5 @@ def _isatty(stream: Any) -> bool:
 
 
 def _cut(text: str, width: int) -> str:
-    """Shorten in the middle, never inside a number (:func:`trex.display.cut_text`)."""
+    """Shorten in the middle, never inside a number (:func:`trex.text_forms.cut_text`)."""
     return cut_text(text, width)

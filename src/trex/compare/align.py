@@ -28,9 +28,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..model.profiles import strip_profile
-from .names import name_parts, names_conflict, unquantised
-from .sequence import diff, interned, lis
-from .structure import (
+from .evidence import (
     CONFIDENCE,
     WEIGHTED_TYPES,
     Graph,
@@ -40,6 +38,8 @@ from .structure import (
     propagate,
     weights_key,
 )
+from .names import name_parts, names_conflict, unquantised
+from .sequence import diff, interned, lis
 
 if TYPE_CHECKING:
     from ..model.plan import EnginePlan

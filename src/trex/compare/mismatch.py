@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..model.facts import engine_facts
-from .structure import weights_key
+from .evidence import weights_key
 
 if TYPE_CHECKING:
     from ..model.plan import EnginePlan

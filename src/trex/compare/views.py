@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..display import capability_text
 from ..model.facts import engine_facts, has_onnx_metadata, summary_dict
 from ..model.plan import EnginePlan
+from ..text_forms import capability_text
 from .align import align_plans, get_plans_names
 
 

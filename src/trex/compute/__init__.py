@@ -5,8 +5,8 @@ Peaks come from the device metadata (SMs, clocks, bus width) or from :data:`GPU_
 
 from __future__ import annotations
 
+from .costs import Cost, layer_cost
 from .gpus import GPU_TABLE, SM_RATES, GpuPeaks, device_peaks, gpu_table, lookup_gpu, peaks_from_device
-from .model import Cost, layer_cost
 from .roofline import annotate_convolutions, compute_summary, layer_compute, plan_peaks, roofline
 
 __all__ = [

@@ -19,8 +19,8 @@ import pandas as pd
 
 from ..model.layer import Layer
 from ..model.plan import EnginePlan
+from .costs import layer_cost
 from .gpus import GpuPeaks, device_peaks
-from .model import layer_cost
 
 COMPUTE_COLUMNS = ["Name", "type", "precision", "model", "macs", "flops", "M", "N", "K", "bytes_in",
                    "bytes_out", "bytes_weights", "bytes", "arithmetic_intensity", "latency_ms",

@@ -20,8 +20,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..figures.frames import clean_for_display
 from ..model.plan import EnginePlan
-from ..report.frames import clean_for_display
 from ..safety import atomic_write, is_formula_like, well_formed
 from .cells import MAX_SHEET_NAME, cell_value
 from .charts import MAX_CHART_POINTS, FigureCharts
@@ -30,7 +30,7 @@ _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\]")
 
 
 def _report_builders() -> dict[str, Callable[[EnginePlan], dict[str, Callable[..., Any]]]]:
-    from ..report import (
+    from ..figures import (
         convolutions_overview_builders,
         gemm_MNK_scatter_builders,
         memory_footprint_builders,
@@ -223,8 +223,8 @@ class ExcelSummary(FigureCharts):
         p50/p90/p95/p99 (its data and a chart; the warm-up iterations a series of their own)."""
         if self.plan.timings is None or self.plan.timings.empty:
             return None
-        from ..report import engine_timings_figure
-        from ..timings import latency_percentiles
+        from ..figures import engine_timings_figure
+        from ..iteration_stats import latency_percentiles
 
         ws = self._worksheet("Timings")
         self.write_cell(ws, 0, 0, "Timings", self.title)

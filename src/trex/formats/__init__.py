@@ -6,6 +6,6 @@ files; :mod:`.text`, :mod:`.logtext` and :mod:`.units` are shared by every reade
 log-line prefixes, units).
 """
 
-from .registry import READERS, InputCache, Reader, detect_kind
+from .readers import READERS, InputCache, Reader, detect_kind
 
 __all__ = ["READERS", "InputCache", "Reader", "detect_kind"]

@@ -145,17 +145,17 @@ def _role(path: Path) -> str:
     name for a file no reader reads (a drawing, a timing cache), else by content; a log's is the
     log role its name says (``X.build.log``: a role only logs fill); a file of no role is named
     by its kind (``log``, ``engine``, ``tuning_cache``, ``unknown``...)."""
-    from . import registry
+    from . import readers
 
     named = roles.by_name(path.name, tuple(r for r in roles.ROLES if not r.found and r.manifest))
     if named is not None and named.manifest:
         return named.manifest
     try:
-        kind = registry.detect_kind(path)
+        kind = readers.detect_kind(path)
     except InputError:
-        return registry.UNKNOWN
+        return readers.UNKNOWN
     role = roles.of_kind(kind)
-    if kind == registry.LOG:
+    if kind == readers.LOG:
         role = roles.by_name(path.name, tuple(r for r in roles.ROLES
                                               if r.from_log is not None and not r.kinds))
     return role.manifest if role is not None and role.manifest else kind

@@ -6,7 +6,7 @@ axis vectorised by 8). The engine describes the same tensors as ``Half[-1,64:8,1
 (``Engine Layer Information`` lines of 8.6+ verbose builds: the vector width only),
 ``Half(1,64,14,14)`` (8.2/8.5 lines: no vector width) or in prose (``--dumpLayerInfo`` or the
 layer JSON: "Channel major FP16 format where channel % 8 == 0", read by
-:func:`~trex.model.tensor_format.parse_format`). A :class:`Layout` keeps what each of them
+:func:`~trex.formats.tensor_format.parse_format`). A :class:`Layout` keeps what each of them
 says, and ``None`` where it says nothing, so that the engine's formats pick the combination the
 engine runs without ever guessing.
 """

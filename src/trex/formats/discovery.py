@@ -4,7 +4,7 @@ Every candidate is recognised by content through the reader registry and takes t
 kind fills (:mod:`.roles`, the one table of file roles); a log takes the roles its content
 supports (layer list, profile table, performance summary, build records). Names matter only to
 group an engine's files by prefix. Files are read through an
-:class:`~trex.formats.registry.InputCache`, so the plan loader that follows reads none of them
+:class:`~trex.formats.readers.InputCache`, so the plan loader that follows reads none of them
 again.
 """
 
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from . import registry, roles
+from . import readers, roles
 from .log import LogRecord
-from .registry import InputCache
+from .readers import InputCache
 from .roles import log_roles as log_roles  # its home was here: kept for callers
 
 
@@ -64,7 +64,7 @@ def find_engine_files(path: str | os.PathLike[str], cache: InputCache | None = N
     elif p.is_file():
         # A named export takes its roles; a named engine (binary) or unknown file stands for its
         # prefix only when it is not an export itself.
-        named = p if _kind(cache, p) != registry.ENGINE else None
+        named = p if _kind(cache, p) != readers.ENGINE else None
         prefix = engine_prefix(p)
         candidates = sorted(f for f in p.parent.iterdir()
                             if f.is_file() and f != p and engine_prefix(f) == prefix)
@@ -85,7 +85,7 @@ def find_engine_files(path: str | os.PathLike[str], cache: InputCache | None = N
         found = _one([f for kind in role.kinds for f in groups.get(kind, [])], path)
         if found is not None:
             files.paths[role.name] = found
-    _assign_logs(files, groups.get(registry.LOG, []), cache)
+    _assign_logs(files, groups.get(readers.LOG, []), cache)
     if named is not None:
         _assign_named(files, named, cache)
     if files.graph is None:
@@ -125,7 +125,7 @@ def _kind(cache: InputCache, path: Path) -> str:
     try:
         return cache.kind(path)
     except InputError:  # unreadable sibling: not part of the engine
-        return registry.UNKNOWN
+        return readers.UNKNOWN
 
 
 def _assign_named(files: EngineFiles, named: Path, cache: InputCache) -> None:
@@ -135,7 +135,7 @@ def _assign_named(files: EngineFiles, named: Path, cache: InputCache) -> None:
     if role is not None:
         files.paths[role.name] = named
         return
-    if kind == registry.LOG:
+    if kind == readers.LOG:
         names = log_roles(cache.read_as(named, LogRecord))
         if not names:
             raise InputError(named, "a log with no layer list, profile table, performance "
@@ -143,11 +143,11 @@ def _assign_named(files: EngineFiles, named: Path, cache: InputCache) -> None:
         for name in names:
             files.paths[name] = named
         return
-    if kind == registry.UNKNOWN:
+    if kind == readers.UNKNOWN:
         raise InputError(named, "not a TensorRT export trex recognises (expected --exportLayerInfo "
                                 "JSON, a profile, timings, metadata JSON or a trtexec log)"
                                 + ("; the file is empty" if named.stat().st_size == 0 else ""))
-    raise InputError(named, f"is {registry.describe(kind)}, not an engine export trex reads")
+    raise InputError(named, f"is {readers.describe(kind)}, not an engine export trex reads")
 
 
 def _one(found: list[Path], origin: str | os.PathLike[str]) -> Path | None:

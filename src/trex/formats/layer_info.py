@@ -55,7 +55,7 @@ def read_layer_info(path: str | os.PathLike[str]) -> LayerInfo:
     if typed is not None:  # the fast path: typed records and raw slices, decoded in C
         records, raws, bindings, io = typed
         return finished(records, raws, [clean_name(b) for b in bindings], io, source,
-                        separators=b"\\u001e" in data or b"\\u001f" in data)
+                        separators=b"\\u001" in data)  # \u001e, \u001f (either case) and kin
     doc = parse_big_document(data)
     if doc is not None:
         return layer_info_from_json(doc, source)

@@ -47,7 +47,7 @@ class LayerInfo:
         return list(self.raws) if self.raws is not None else []
 
 
-class ProfileRecord(msgspec.Struct, rename={"time_ms": "timeMs", "avg_ms": "averageMs",
+class ProfileRecord(msgspec.Struct, gc=False, rename={"time_ms": "timeMs", "avg_ms": "averageMs",
                                               "median_ms": "medianMs"}):
     """One layer's row of a per-layer profile; times in milliseconds (decoded typed from
     ``--exportProfile`` JSON, whose keys it names)."""

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
-from . import layer_info, log, metadata, profile, timings
+from . import export_times, layer_info, log, metadata, profile
 from .log import LogRecord
 
 P = TypeVar("P")
@@ -55,7 +55,7 @@ ROLES: tuple[Role, ...] = (
     Role("profile", "a per-layer profile (--exportProfile JSON)", (profile.KIND,),
          lambda r: r.profile is not None, (".profile.json", ".trace"), manifest="profile",
          output=".profile.json"),
-    Role("timings", "per-iteration timings (--exportTimes JSON)", (timings.KIND,),
+    Role("timings", "per-iteration timings (--exportTimes JSON)", (export_times.KIND,),
          suffixes=(".timing.json", ".times.json"), manifest="timings", output=".timing.json"),
     Role("profile_metadata", "profile metadata (performance summary, device)",
          (metadata.PROFILE_METADATA,), suffixes=(".profile.metadata.json",),

@@ -20,6 +20,7 @@ _DTYPES: list[tuple[str, str, float, str]] = [
     (r"BFloat16|BF16", "BF16", 16, "BF16"),
     (r"FP8(?:E4M3|E5M2)?|E4M3|E5M2|Float8", "FP8", 8, "FP8"),
     (r"FP4(?:E2M1)?|E2M1|NVFP4", "FP4", 4, "FP4"),
+    (r"E8M0|FP8E8M0", "E8M0", 8, "E8M0"),  # MX block scales (exponent only)
     (r"UInt4|UINT4", "UINT4", 4, "UInt4"),
     (r"Int4|INT4", "INT4", 4, "Int4"),
     (r"UInt8|UINT8", "UINT8", 8, "UInt8"),

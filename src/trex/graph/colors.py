@@ -39,6 +39,7 @@ precision_colormap: ColorTable = ColorTable(lambda: UNKNOWN_KEY_COLOR, {
     "UINT4": "#2E8B57",
     "UINT8": "#9ACD32",  # yellow green
     "FP4": "#1E3A8A",  # dark blue: the FP8 family
+    "E8M0": "#0606F9",  # blue: MX block scales (exponent only)
     "INT64": "darkgray",
     "UINT16": "#A9A9A9",
     "INT16": "#A9A9A9",
@@ -95,10 +96,58 @@ layer_colormap: ColorTable = ColorTable(lambda: UNKNOWN_KEY_COLOR, {
     "Constant": "#F5F5DC",  # Beige
     "signal": "#FFFACD",  # LemonChiffon: the two halves of a cross-stream event
     "wait": "#FFFACD",
+    # TensorRT 11.4's LayerType enum (trex.model.vocabulary) and Myelin's lower-case kinds; the
+    # LLM-era layers first, so they got the most distinct colours
+    "Attention": "#F90606",
+    "AttentionInput": "#F90606",
+    "AttentionOutput": "#F90606",
+    "KVCacheUpdate": "#0606F9",
+    "RotaryEmbedding": "#F906F9",
+    "MoE": "#D9264A",
+    "DistCollective": "#06F967",
+    "DynamicQuantize": "#6B8E23",  # the Quantize family's OliveDrab
+    "GridSample": "#7905C7",
+    "NMS": "#1FAD2D",
+    "LRN": "#6F2A5A",
+    "Identity": "#2A6F5A",
+    "Shape": "#FA7238",
+    "ParametricReLU": "#950404",
+    "TripLimit": "#06F906",  # the loop boundary layers
+    "Recurrence": "#06F906",
+    "Iterator": "#06F906",
+    "LoopOutput": "#06F906",
+    "Select": "#064FF9",
+    "Assertion": "#95043E",
+    "Fill": "#38FAC0",
+    "memset": "#38FAC0",  # Myelin's fill
+    "Condition": "#FA38D3",  # the if-conditional layers
+    "ConditionalInput": "#FA38D3",
+    "ConditionalOutput": "#FA38D3",
+    "OneHot": "#38C0FA",
+    "ReverseSequence": "#E7FA38",
+    "Squeeze": "#C76B87",
+    "Unsqueeze": "#C76B87",
+    "Cumulative": "#906BC7",
+    "correlation": "#2A616F",
+    "cjmp": "#B652E0",
+    "RaggedSoftMax": "#DA70D6",  # SoftMax's Orchid
+    "maxpool": "#3CB371",  # Pooling's MediumSeaGreen
+    "add": "#FFD700",  # ElementWise's Gold
+    "Plugin": "#C71585",  # the plugin family's MediumVioletRed
+    "custom_layer": "#C71585",
+    "FullyConnected": "#1E90FF",  # the matrix multiply family's DodgerBlue
 })
-LAYER_FAMILIES = (frozenset({"MatrixMultiply", "gemm"}), frozenset({"Myelin", "kgen"}),
-                  frozenset({"PluginV2", "PluginV3"}), frozenset({"Quantize", "Dequantize"}),
-                  frozenset({"signal", "wait"}))
+LAYER_FAMILIES = (frozenset({"MatrixMultiply", "gemm", "FullyConnected"}),
+                  frozenset({"Myelin", "kgen"}),
+                  frozenset({"PluginV2", "PluginV3", "Plugin", "custom_layer"}),
+                  frozenset({"Quantize", "Dequantize", "DynamicQuantize"}),
+                  frozenset({"signal", "wait"}),
+                  frozenset({"Attention", "AttentionInput", "AttentionOutput"}),
+                  frozenset({"TripLimit", "Recurrence", "Iterator", "LoopOutput"}),
+                  frozenset({"Condition", "ConditionalInput", "ConditionalOutput"}),
+                  frozenset({"Squeeze", "Unsqueeze"}), frozenset({"Fill", "memset"}),
+                  frozenset({"SoftMax", "RaggedSoftMax"}), frozenset({"Pooling", "maxpool"}),
+                  frozenset({"ElementWise", "add"}))
 
 # Border colours of layers on auxiliary CUDA streams (StreamId 1, 2, ...); stream 0 keeps its own.
 stream_palette = ("#a11350", "#4064ec", "#e46d00", "#8f1a8e", "#008619", "#ef393d", "#7e4401",

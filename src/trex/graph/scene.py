@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.control_flow import is_back_edge, is_recurrence
-from ..model.graph import SYNC_TYPES
 from ..model.layer import Layer
+from ..model.layer_graph import SYNC_TYPES
 from ..model.protocol import PlanLike
 from ..model.tensors import Activation
 from .colors import UNKNOWN_KEY_COLOR, precision_colormap, stream_color

@@ -12,8 +12,8 @@ import re
 from collections import deque
 
 from ..errors import TrexError
-from ..model.graph import LayerGraph
 from ..model.layer import Layer
+from ..model.layer_graph import LayerGraph
 from ..model.protocol import PlanLike
 from ..model.query import QueryError, select_layers
 from .regions import binding_checker

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ..jsonable import json_value as clean
+from ..layer_facts import layer_facts, type_kinds
 from ..model.plan import EnginePlan
 from .columns import Compact, Interner, coded, text
 
@@ -33,7 +34,8 @@ class LayerDetails(Compact):
 
     JSON: ``{"attrs": [distinct attribute dicts], "attr": [index per layer], "tensors": {"name",
     "shape" (index into "shapes"), "shapes", "format" (coded), "bytes", "precision" (coded)},
-    "inputs": [[tensor, ...] per layer], "outputs": [...]}``."""
+    "inputs": [[tensor, ...] per layer], "outputs": [...], "kinds": {type: {"family", "about"}},
+    "facts": {row: [[label, text], ...]} (:mod:`trex.layer_facts`)}``."""
 
     def __init__(self, plan: EnginePlan):
         attrs = Interner()
@@ -51,6 +53,9 @@ class LayerDetails(Compact):
             self.outputs.append([tensors(t, (t.name, tuple(t.shape), t.format, t.precision))
                                  for t in layer.outputs])
         self.attrs = [{str(k): _attribute(v) for k, v in raw.items()} for raw in attrs.values]
+        # each type's family and what it does; the LLM layers' cost figures, Myelin regions
+        self.kinds = type_kinds(layer.type for layer in plan.layers)
+        self.facts = layer_facts(plan)
         self.tensors = [[t.name, clean(list(t.shape)), t.format, int(t.size_bytes), t.precision]
                         for t in tensors.values]
 
@@ -75,6 +80,8 @@ class LayerDetails(Compact):
                         "precision": coded(t[4] for t in self.tensors)},
             "inputs": self.inputs,
             "outputs": self.outputs,
+            "kinds": self.kinds,
+            "facts": {str(row): facts for row, facts in self.facts.items()},
         }
 
 

@@ -1,4 +1,4 @@
-"""Report-card figures built by :mod:`trex.report` and :mod:`trex.compare`, as plotly JSON.
+"""Report-card figures built by :mod:`trex.figures` and :mod:`trex.compare`, as plotly JSON.
 
 Only figures whose size does not grow with one entry per layer are taken from Python (per type,
 per precision, distributions, timings, engine comparisons): per-layer charts are drawn in the page
@@ -93,10 +93,10 @@ def report_colors(plans: Sequence[EnginePlan]) -> dict[str, Any]:
 
 def engine_figures(plan: EnginePlan) -> dict[str, Any]:
     """Per-type, per-precision, distribution and timing figures of one engine."""
-    from .. import report
+    from .. import figures as notebook_figures
 
-    perf = report.perf_overview_builders(plan)
-    memory = report.memory_footprint_builders(plan)
+    perf = notebook_figures.perf_overview_builders(plan)
+    memory = notebook_figures.memory_footprint_builders(plan)
     profiled = plan.has_profile
     builders: list[tuple[str, str, Callable[[], Any]]] = [
         ("latency_by_type", "Latency per layer type (ms)",
@@ -107,7 +107,7 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
          (lambda: perf["Precision rollup"](title=None)) if profiled else
          lambda: _precision_counts(plan)),
         ("precision_per_type", "Precision per layer type",
-         lambda: report.precision_per_type_sunburst(plan)),
+         lambda: notebook_figures.precision_per_type_sunburst(plan)),
         ("latency_distribution", "Layer latency distribution",
          lambda: perf["Layer latency distribution"](title=None)),
     ]
@@ -117,7 +117,7 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
         builders.append((key, title, lambda title=title: memory[title](title=None)))
     if len(plan.timings):
         builders.append(("timings", "Latency over the timed iterations",
-                         lambda: report.engine_timings_figure(plan)))
+                         lambda: notebook_figures.engine_timings_figure(plan)))
     # A chart of values the inputs do not have says so (and is not built), rather than drawing
     # empty axes.
     unknown = {}
@@ -138,9 +138,9 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
 
 def _precision_counts(plan: EnginePlan) -> Any:
     """The count half of the precision rollup (an engine without latencies has no other half)."""
+    from ..figures.frames import group_count
+    from ..figures.plotting import plotly_pie2
     from ..graph.colors import precision_colormap
-    from ..report.frames import group_count
-    from ..report.plotting import plotly_pie2
 
     return plotly_pie2(None, [(group_count(plan.df, "precision"), "Layer count by precision",
                                "count", "precision")], colormap=precision_colormap)

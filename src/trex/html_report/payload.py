@@ -145,7 +145,7 @@ def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]
 def timings_payload(plan: EnginePlan) -> dict[str, Any]:
     """Per-iteration latency and GPU compute (every record; the first ``warmup_iterations`` are
     trtexec's warm-up), trtexec-rule percentiles of the timed ones and the timing analysis."""
-    from ..timings import latency_percentiles, timing_analysis, timing_records
+    from ..iteration_stats import latency_percentiles, timing_analysis, timing_records
 
     analysis = timing_analysis(plan)
     out: dict[str, Any] = {"available": bool(analysis.get("available")),

@@ -1,6 +1,6 @@
 """Jupyter: TREx's notebook functions (report cards, charts, tables, graphs, comparisons).
 
-Each function is built on a view of :mod:`trex.report` that returns the figures or tables. In a
+Each function is built on a view of :mod:`trex.figures` that returns the figures or tables. In a
 notebook, ``report_card_perf_overview(plan);`` shows a dropdown and its chart (every chart when
 ipywidgets is missing) and ``plotly_bar2(...)`` shows its figure; in a script nothing is shown and
 the same calls return the figures. :mod:`.widgets` holds the display primitives and dropdowns,
@@ -8,7 +8,7 @@ the same calls return the figures. :mod:`.widgets` holds the display primitives 
 graphs and :mod:`.compare` the comparison views. ``trex.notebook`` is TREx's name for this package.
 """
 
-from ..report.frames import clean_for_display, group_count
+from ..figures.frames import clean_for_display, group_count
 from .cards import (  # noqa: F401
     layer_latency_sunburst,
     plot_engine_timings,

@@ -1,5 +1,5 @@
 """TREx's report cards and plotly wrappers in a notebook: dropdowns of the figures of
-:mod:`trex.report`, shown when run in Jupyter and returned everywhere.
+:mod:`trex.figures`, shown when run in Jupyter and returned everywhere.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..figures import convolutions as _convs
+from ..figures import engine_timings as _timings
+from ..figures import overview as _overview
+from ..figures import plotting
+from ..figures import pointwise as _pointwise
+from ..figures import reformats as _reformats
+from ..figures import tables as _tables
 from ..model.plan import EnginePlan
-from ..report import convolutions as _convs
-from ..report import engine_timings as _timings
-from ..report import overview as _overview
-from ..report import plotting
-from ..report import pointwise as _pointwise
-from ..report import reformats as _reformats
-from ..report import tables as _tables
 from . import widgets as interactive
 from .display import display_df
 from .widgets import FigureMenu, InteractiveDiagram
@@ -42,27 +42,27 @@ def _menu(builders: Mapping[str, Callable[..., Any]], description: str = "Diagra
 
 def plotly_bar2(df: pd.DataFrame | Mapping[str, pd.DataFrame], title: str, values_col: str,
                 names_col: str, *args: Any, do_show: bool = True, **kwargs: Any) -> go.Figure:
-    """TREx's bar chart (:func:`trex.report.plotly_bar2`), shown in a notebook."""
+    """TREx's bar chart (:func:`trex.figures.plotly_bar2`), shown in a notebook."""
     return _shown(plotting.plotly_bar2(df, title, values_col, names_col, *args, **kwargs), do_show)
 
 
 def plotly_hist(df: pd.DataFrame, title: str, values_col: str, xaxis_title: str | None = None,
                 color: str | None = None, colormap: dict | None = None, do_show: bool = True,
                 **kwargs: Any) -> go.Figure:
-    """TREx's histogram (:func:`trex.report.plotly_hist`), shown in a notebook."""
+    """TREx's histogram (:func:`trex.figures.plotly_hist`), shown in a notebook."""
     fig = plotting.plotly_hist(df, title, values_col, xaxis_title, color, colormap, **kwargs)
     return _shown(fig, do_show)
 
 
 def plotly_pie(df: pd.DataFrame, title: str, values: str, names: str, colormap: dict | None = None,
                do_show: bool = True) -> go.Figure:
-    """TREx's pie (:func:`trex.report.plotly_pie`), shown in a notebook."""
+    """TREx's pie (:func:`trex.figures.plotly_pie`), shown in a notebook."""
     return _shown(plotting.plotly_pie(df, title, values, names, colormap), do_show)
 
 
 def plotly_pie2(title: str, charts: Sequence[tuple], max_cols: int = 3, colormap: dict | None = None,
                 do_show: bool = True) -> go.Figure:
-    """TREx's grid of pies (:func:`trex.report.plotly_pie2`), shown in a notebook."""
+    """TREx's grid of pies (:func:`trex.figures.plotly_pie2`), shown in a notebook."""
     return _shown(plotting.plotly_pie2(title, charts, max_cols, colormap), do_show)
 
 

@@ -1,7 +1,7 @@
 """Notebook page helpers and tables: banners, wide display, interactive tables, engine choosers.
 
 Tables are interactive without a server: itables when it is installed, else a self-contained HTML
-table that sorts, searches and filters (:mod:`trex.report.html_table`).
+table that sorts, searches and filters (:mod:`trex.figures.html_table`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..report import html_table
+from ..figures import html_table
 from . import widgets as interactive
 
 

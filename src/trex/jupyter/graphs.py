@@ -6,8 +6,8 @@ import html as _html
 import os
 from typing import Any
 
+from ..figures import drawings
 from ..model.plan import EnginePlan
-from ..report import graph
 from . import widgets as interactive
 from .widgets import InteractiveDiagram
 
@@ -24,12 +24,12 @@ class PlanGraphView(InteractiveDiagram):
     def __init__(self, plan: EnginePlan, engine_name: str | os.PathLike):
         self.plan, self.engine_name = plan, engine_name
         self.paths: dict[str, str] = {}
-        choices = {c: c for c in graph.GRAPH_CHOICES}
+        choices = {c: c for c in drawings.GRAPH_CHOICES}
         super().__init__(self._draw, choices, "Color formatting:", display=False)
 
     def render_file(self, choice: str) -> str:
         """Render one preset to its file and return the path."""
-        self.paths[choice] = graph.draw_plan_graph(self.plan, self.engine_name, choice)
+        self.paths[choice] = drawings.draw_plan_graph(self.plan, self.engine_name, choice)
         return self.paths[choice]
 
     def _draw(self, choice: str, _value: Any = None) -> None:
@@ -67,7 +67,7 @@ class PlanGraphOptions(interactive.Displayable):
         self.plan, self.engine_name = plan, engine_name
         self.options = {k: default for k, (_, default) in GRAPH_OPTIONS.items()}
         self.options.update(color_by="Layer Type", layer_renderer="Configurable",
-                            latency_type=graph.latency_types()[0])
+                            latency_type=drawings.latency_types()[0])
         self.path: str | None = None
         self.widget: Any = None
 
@@ -76,8 +76,8 @@ class PlanGraphOptions(interactive.Displayable):
         self.options.update(options)
         opts = dict(self.options)
         color_by = opts.pop("color_by")
-        renderer = graph.layer_renderers()[opts.pop("layer_renderer")]
-        self.path = graph.render_plan_graph(self.plan, self.engine_name, color_by,
+        renderer = drawings.layer_renderers()[opts.pop("layer_renderer")]
+        self.path = drawings.render_plan_graph(self.plan, self.engine_name, color_by,
                                             layer_node_renderer=renderer, **opts)
         return self.path
 
@@ -95,12 +95,12 @@ class PlanGraphOptions(interactive.Displayable):
 
         boxes = {k: widgets.Checkbox(value=self.options[k], description=d)
                  for k, (d, _) in GRAPH_OPTIONS.items()}
-        color = widgets.Dropdown(options=list(graph.COLOR_CHOICES), value=self.options["color_by"],
+        color = widgets.Dropdown(options=list(drawings.COLOR_CHOICES), value=self.options["color_by"],
                                  description="Layers color")
-        renderer = widgets.Dropdown(options=list(graph.layer_renderers()),
+        renderer = widgets.Dropdown(options=list(drawings.layer_renderers()),
                                     value=self.options["layer_renderer"],
                                     description="Layer renderer")
-        latency = widgets.Dropdown(options=graph.latency_types(), value=self.options["latency_type"],
+        latency = widgets.Dropdown(options=drawings.latency_types(), value=self.options["latency_type"],
                                    description="Latency metric")
         svg_button = widgets.Button(description="Render SVG Graph")
         onnx_button = widgets.Button(description="Export ONNX Graph")

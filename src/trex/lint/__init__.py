@@ -9,7 +9,7 @@ from __future__ import annotations
 from .base import ENGINE, SEVERITIES, Finding, Linter, findings_frame, severity_at_least
 from .conv import ConvLinter
 from .gemm import GemmAlignmentLinter, TensorCoreGemmLinter
-from .latency import HotspotLinter, LaunchBoundLinter, ShapeCallLinter
+from .hotspots import HotspotLinter, LaunchBoundLinter, ShapeCallLinter
 from .myelin import MyelinLinter
 from .precision import MathPrecisionLinter, PrecisionIslandLinter
 from .quantization import QDQLinter

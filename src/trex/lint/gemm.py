@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..compute.model import GEMM_TYPES, gemm_cost, layer_cost
+from ..compute.costs import GEMM_TYPES, gemm_cost, layer_cost
 from ..kernels import uses_tensor_cores
 from ..model.layer import Layer
 from ..onnx_map import layer_onnx_nodes, onnx_op_type

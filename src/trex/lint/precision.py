@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..compute.model import GEMM_TYPES, MOVE_TYPES
+from ..compute.costs import GEMM_TYPES, MOVE_TYPES
 from ..model.layer import Layer
 from .base import ENGINE, Finding, Linter, by_share, consumers, producers, r, rank
 

@@ -10,7 +10,7 @@ from ..model.plan import EnginePlan
 from .base import Finding, Linter, findings_frame, severity_at_least
 from .conv import ConvLinter
 from .gemm import GemmAlignmentLinter, TensorCoreGemmLinter
-from .latency import HotspotLinter, LaunchBoundLinter, ShapeCallLinter
+from .hotspots import HotspotLinter, LaunchBoundLinter, ShapeCallLinter
 from .myelin import MyelinLinter
 from .precision import MathPrecisionLinter, PrecisionIslandLinter
 from .quantization import QDQLinter

@@ -7,8 +7,8 @@ warnings of :mod:`.validation`; :mod:`.facts` gives the headline figures every v
 """
 
 from .facts import EngineFacts, Measured, engine_facts, summary_dict
-from .graph import LayerGraph
 from .layer import Layer
+from .layer_graph import LayerGraph
 from .plan import EnginePlan
 from .protocol import PlanLike
 from .tensors import Activation, IOTensor, ProfileShapes

@@ -122,7 +122,7 @@ def _facts(plan: EnginePlan) -> EngineFacts:
         throughput_qps=measured.throughput_qps,
         batch_size=batch_size(plan),
         weights_bytes=plan.total_weights_size if detailed and plan.weights_known else None,
-        weights_not_exported=[layer.name for layer in plan.layers if layer.hides_weights]
+        weights_not_exported=[plan.table.names[i] for i in plan.table.hidden_weights(plan.rows)]
         if detailed and plan.weights_known else [],
         activations_bytes=plan.total_act_size if detailed else None,
         activation_footprint_bytes=plan.total_activation_footprint if detailed else None,
@@ -169,6 +169,9 @@ def precision_mix(plan: EnginePlan) -> str:
 
 def has_onnx_metadata(plan: PlanLike) -> bool:
     """True if some layer lists the ONNX nodes it implements (TensorRT 8.6+ ``Metadata``)."""
+    table, rows = getattr(plan, "table", None), getattr(plan, "rows", None)
+    if table is not None and rows is not None:
+        return any(table.onnx_nodes[i] for i in rows)
     return any(layer.onnx_nodes for layer in plan.layers)
 
 

@@ -19,6 +19,7 @@ from .table import (
     stream_id,
     type_from_name,
     weight_sizes,
+    weights_hidden,
 )
 from .tensors import Activation
 
@@ -183,12 +184,8 @@ class Layer:
 
     @property
     def hides_weights(self) -> bool:
-        """True where the export does not list weights the layer holds: a Myelin region
-        (``{ForeignNode[...]}``) or a Myelin GEMM whose B operand is neither an input nor an
-        attribute."""
-        if self.type == "Myelin":
-            return True
-        return (self.subtype == "gemm" and not self.weights_size and len(self.inputs) == 1)
+        """True where the export does not list weights the layer holds (:func:`weights_hidden`)."""
+        return weights_hidden(self.type, self.subtype, self.weights_size, len(self.inputs))
 
     def tooltip(self) -> str:
         """Every raw attribute but the tensors as ``key:value`` lines (TREx's node tooltip)."""

@@ -2,8 +2,8 @@
 
 A plan's inputs are paths by role (layer information, profile, metadata, timings...: the plan
 roles of :mod:`trex.formats.roles`); any of them may be JSON or a log, and the content decides
-(:mod:`trex.formats.registry`). These functions ask the shared
-:class:`~trex.formats.registry.InputCache` for a file's record and take from it the role asked
+(:mod:`trex.formats.readers`). These functions ask the shared
+:class:`~trex.formats.readers.InputCache` for a file's record and take from it the role asked
 for, or fail with one line naming the file and what it is instead. Any reader whose record is of
 the type a role needs may fill it (a second profile format is a second ``Profile`` reader).
 """
@@ -16,16 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..formats import registry, roles
+from ..formats import readers, roles
 from ..formats.discovery import EngineFiles
+from ..formats.export_times import read_timings
 from ..formats.layer_info import names_only, read_layer_info
 from ..formats.log import LogRecord
 from ..formats.metadata import read_metadata
 from ..formats.profile import read_profile
+from ..formats.readers import InputCache
 from ..formats.records import LayerInfo, Metadata, Profile, Timings
-from ..formats.registry import InputCache
 from ..formats.roles import Role, RoleFiles
-from ..formats.timings import read_timings
 
 Path_ = str | os.PathLike[str]
 
@@ -58,9 +58,9 @@ class PlanInputs(RoleFiles[Path_]):
 def layer_info(path: Path_, cache: InputCache) -> LayerInfo:
     """Layer information from a layer file, a log's layer list, or the names of a profile alone."""
     kind = cache.kind(path)
-    if kind in registry.kinds_reading(LayerInfo):
+    if kind in readers.kinds_reading(LayerInfo):
         return cache.read_as(path, LayerInfo)
-    if kind == registry.LOG:
+    if kind == readers.LOG:
         record = cache.read_as(path, LogRecord)
         if record.layer_info is not None:
             return record.layer_info
@@ -68,11 +68,11 @@ def layer_info(path: Path_, cache: InputCache) -> LayerInfo:
             raise InputError(path, "a log without a layer list (--dumpLayerInfo, or a verbose "
                                    "build's 'Engine Layer Information') or a profile table")
         return _from_profile(record.profile, path)
-    if kind in registry.kinds_reading(Profile):
+    if kind in readers.kinds_reading(Profile):
         return _from_profile(cache.read_as(path, Profile), path)
-    if kind == registry.UNKNOWN:
+    if kind == readers.UNKNOWN:
         return read_layer_info(path)  # says what is wrong (invalid JSON at line ...)
-    raise InputError(path, f"is {registry.describe(kind)}, not {roles.role(roles.GRAPH).what}")
+    raise InputError(path, f"is {readers.describe(kind)}, not {roles.role(roles.GRAPH).what}")
 
 
 def _from_profile(profile: Profile, path: Path_) -> LayerInfo:
@@ -84,16 +84,16 @@ def _from_profile(profile: Profile, path: Path_) -> LayerInfo:
 def profile(path: Path_, cache: InputCache) -> Profile:
     """The per-layer profile of a profile file or a log's ``--dumpProfile`` tables."""
     kind = cache.kind(path)
-    if kind in registry.kinds_reading(Profile):
+    if kind in readers.kinds_reading(Profile):
         return cache.read_as(path, Profile)
-    if kind == registry.LOG:
+    if kind == readers.LOG:
         found = cache.read_as(path, LogRecord).profile
         if found is None:
             raise InputError(path, "no per-layer profile table (--dumpProfile) in this log")
         return found
-    if kind == registry.UNKNOWN:
+    if kind == readers.UNKNOWN:
         return read_profile(path)
-    raise InputError(path, f"is {registry.describe(kind)}, not a per-layer profile "
+    raise InputError(path, f"is {readers.describe(kind)}, not a per-layer profile "
                            "(--exportProfile JSON)")
 
 
@@ -102,27 +102,27 @@ def metadata(path: Path_ | None, cache: InputCache) -> tuple[Metadata, list[str]
     if not path:
         return Metadata(), []
     kind = cache.kind(path)
-    if kind in registry.kinds_reading(Metadata):
+    if kind in readers.kinds_reading(Metadata):
         found = cache.read_as(path, Metadata)
         return found, list(found.warnings)
-    if kind == registry.LOG:
+    if kind == readers.LOG:
         record = cache.read_as(path, LogRecord)
         return record.metadata, list(record.warnings)
-    if kind == registry.UNKNOWN:
+    if kind == readers.UNKNOWN:
         found = read_metadata(path)
         return found, list(found.warnings)
-    raise InputError(path, f"is {registry.describe(kind)}, not metadata (a metadata JSON file "
+    raise InputError(path, f"is {readers.describe(kind)}, not metadata (a metadata JSON file "
                            "or a trtexec log)")
 
 
 def timings(path: Path_, cache: InputCache) -> Timings:
     """The per-iteration records of an ``--exportTimes`` file."""
     kind = cache.kind(path)
-    if kind in registry.kinds_reading(Timings):
+    if kind in readers.kinds_reading(Timings):
         return cache.read_as(path, Timings)
-    if kind == registry.UNKNOWN:
+    if kind == readers.UNKNOWN:
         return read_timings(path)
-    raise InputError(path, f"is {registry.describe(kind)}, not per-iteration timings "
+    raise InputError(path, f"is {readers.describe(kind)}, not per-iteration timings "
                            "(--exportTimes JSON)")
 
 
@@ -140,12 +140,12 @@ def role_record(role: str, path: Path_, cache: InputCache) -> Any:
     reader's record, or the :class:`~trex.formats.log.LogRecord` of a log that can fill it."""
     row = roles.role(role)
     kind = cache.kind(path)
-    if kind in row.kinds or (kind == registry.LOG and row.from_log is not None):
+    if kind in row.kinds or (kind == readers.LOG and row.from_log is not None):
         return cache.read(path)
-    reader = registry.reader_of(row.kinds[0]) if row.kinds and kind == registry.UNKNOWN else None
+    reader = readers.reader_of(row.kinds[0]) if row.kinds and kind == readers.UNKNOWN else None
     if reader is not None:
         return reader.read(os.fspath(path))  # says what is wrong
-    raise InputError(path, f"is {registry.describe(kind)}, not {row.what}")
+    raise InputError(path, f"is {readers.describe(kind)}, not {row.what}")
 
 
 def with_log_roles(inputs: PlanInputs, cache: InputCache) -> PlanInputs:
@@ -167,7 +167,7 @@ def with_log_roles(inputs: PlanInputs, cache: InputCache) -> PlanInputs:
     plain = roles.plain_log_role()
     given = [found.get(role.name) for role in roles.plan_roles()]
     for path in given:
-        if not path or not Path(path).is_file() or cache.kind(path) != registry.LOG:
+        if not path or not Path(path).is_file() or cache.kind(path) != readers.LOG:
             continue
         names = roles.log_roles(cache.read_as(path, LogRecord))
         if not names and plain is not None:
@@ -183,7 +183,7 @@ def logged_io(inputs: PlanInputs, cache: InputCache) -> list[str]:
     """The engine's I/O tensor names a log among the inputs names (trtexec's binding lines, the
     ONNX parser's network inputs and marked outputs): the layer file's log first."""
     for path in (inputs.graph, inputs.profile, inputs.profile_metadata, inputs.build_metadata):
-        if not path or not Path(path).is_file() or cache.kind(path) != registry.LOG:
+        if not path or not Path(path).is_file() or cache.kind(path) != readers.LOG:
             continue
         log = cache.read_as(path, LogRecord).trtexec
         if log.outputs:  # inputs alone would leave the outputs to guess
@@ -194,4 +194,4 @@ def logged_io(inputs: PlanInputs, cache: InputCache) -> list[str]:
 def is_archive(path: object, cache: InputCache) -> bool:
     """True for an existing file that is a ``.tea`` archive (by content)."""
     return (isinstance(path, (str, os.PathLike)) and Path(path).is_file()
-            and cache.kind(path) == registry.ARCHIVE)
+            and cache.kind(path) == readers.ARCHIVE)

@@ -23,14 +23,14 @@ import pandas as pd
 
 from ..errors import ProfileNotFound, TrexNote, TrexWarning, cap_line
 from ..formats import roles
+from ..formats.readers import InputCache
 from ..formats.records import DeviceInfo, LayerInfo, ProfileRecord, ProfileRun
-from ..formats.registry import InputCache
 from ..perf import gc_paused
 from . import loader, validation
 from .dataframe import MAX_COLUMNS, OTHER_ATTRIBUTES, LayerLatency, table_dataframe
 from .facts import summary_text
-from .graph import SYNC_TYPES, LayerGraph
 from .layer import Layer, math_precision
+from .layer_graph import SYNC_TYPES, LayerGraph
 from .measurement import Measured, WarmUp, iteration_records, measured_figures, plan_warmup
 from .profiles import profile_of_name, strip_profile
 from .table import LayerTable, select_profile, unique_names
@@ -429,7 +429,7 @@ class EnginePlan(LayerGraph):
 
     def get_layers_by_type(self, layer_type: str) -> pd.DataFrame:
         """TREx's view of one layer type: its columns renamed ``attr.*``, convolutions annotated."""
-        from ..report.layers import filter_by_layer
+        from ..figures.layers import filter_by_layer
 
         return filter_by_layer(self.df, layer_type, plan=self)
 
@@ -447,11 +447,11 @@ class EnginePlan(LayerGraph):
 
 def _version(cache: InputCache, inputs: loader.PlanInputs) -> str | None:
     """The TensorRT version a log of this engine names (None without a log)."""
-    from ..formats import registry
+    from ..formats import readers
     from ..formats.log import LogRecord
 
     for path in (inputs.build_metadata, inputs.profile_metadata, inputs.graph, inputs.profile):
-        if path and cache.kind(path) == registry.LOG:
+        if path and cache.kind(path) == readers.LOG:
             version = cache.read_as(path, LogRecord).trtexec.version
             if version:
                 return version

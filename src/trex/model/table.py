@@ -162,6 +162,13 @@ def int64(size: int) -> int:
     return max(-INT64_MAX, min(size, INT64_MAX))
 
 
+def weights_hidden(layer_type: str, subtype: str, weights_size: int, inputs: int) -> bool:
+    """True where the export does not list weights the layer holds: a Myelin region
+    (``{ForeignNode[...]}``) or a Myelin GEMM whose B operand is neither an input nor an
+    attribute."""
+    return layer_type == "Myelin" or (subtype == "gemm" and not weights_size and inputs == 1)
+
+
 class LayerTable:
     """Every layer of one profile of the engine, in engine order, as columns.
 
@@ -175,6 +182,7 @@ class LayerTable:
                  names: Sequence[str], uses: TensorUses):
         n = len(records)
         self.raws = raws
+        self._records = records  # the typed records (a tensor's location is read from them)
         self.raw_index: list[int] = list(positions)
         self.names: list[str] = list(names)
         self.subtypes: list[str] = [r.layer_type for r in records]
@@ -241,9 +249,12 @@ class LayerTable:
         else:
             fmt, dims = self.shapes[int(self.use_shape[use])]
             sid = int(self.use_shape[use])
-            source: Any = (self.raws, self.raw_index[int(self.use_row[use])],
-                           "Outputs" if self.use_output[use] else "Inputs",
-                           int(self.use_position[use]))
+            row, output, position = int(self.use_row[use]), bool(self.use_output[use]), \
+                int(self.use_position[use])
+            record = self._records[row]
+            location = (record.outputs if output else record.inputs)[position].location
+            source: Any = (self.raws, self.raw_index[row], "Outputs" if output else "Inputs",
+                           position, location if isinstance(location, str) else None)
             name = self.tensor_names[int(self.use_name[use])]
             make = Activation.made
             if use in self.renamed:  # a rewired edge: the tensor as exported, under a new name
@@ -308,6 +319,18 @@ class LayerTable:
     def weights_size(self, i: int) -> int:
         """Weights and bias bytes of row i."""
         return int64(self.weights_bytes[i] + self.bias_bytes[i])
+
+    def hides_weights(self, i: int) -> bool:
+        """True where the export does not list weights row i holds (:func:`weights_hidden`)."""
+        return weights_hidden(self.types[i], self.subtypes[i], self.weights_size(i),
+                              len(self.uses(i, False)))
+
+    def hidden_weights(self, rows: Sequence[int]) -> list[int]:
+        """The rows among ``rows`` whose weights the export does not list (only Myelin regions
+        and GEMMs can be: the others are not asked)."""
+        types, subtypes = self.types, self.subtypes
+        return [i for i in rows if (types[i] == "Myelin" or subtypes[i] == "gemm")
+                and self.hides_weights(i)]
 
     @cached_property
     def precisions(self) -> list[str | None]:

@@ -42,7 +42,7 @@ class Activation:
     def made(cls, name: str, shape: list[int], fmt: TensorFormat, size: int, dynamic: bool,
              raw_source: Any) -> Activation:
         """An Activation of values already known (the layer table's); ``raw_source`` is the
-        exported dict, or ``(raw layers, layer index, "Inputs"/"Outputs", position)``."""
+        exported dict, or ``(raw layers, layer index, "Inputs"/"Outputs", position, location)``."""
         act = cls.__new__(cls)
         act._raw = raw_source
         act.name = name
@@ -69,10 +69,21 @@ class Activation:
         if source[0] == "renamed":
             raw = {**source[1].raw, "Name": source[2]}
         else:
-            raws, index, side, position = source
+            raws, index, side, position, _ = source
             raw = raws[index][side][position]
         self._raw = raw
         return raw
+
+    @property
+    def location(self) -> str | None:
+        """Where the tensor lives as exported (``Device``, ``Host``...; TensorRT 10+), or None —
+        known without the exported dict for the layer table's tensors."""
+        source = self._raw
+        if type(source) is tuple:
+            location = source[4] if source[0] != "renamed" else source[1].location
+        else:
+            location = source.get("Location")
+        return location if isinstance(location, str) else None
 
     def tooltip(self) -> str:
         """The tensor's shape and format, as TREx's graph tooltips show them."""
@@ -150,9 +161,7 @@ def io_tensors(raw: list[dict[str, Any]], inputs: list[Activation], outputs: lis
     out = []
     for mode, tensors in (("input", inputs), ("output", outputs)):
         for t in tensors:
-            location = t.raw.get("Location")
-            out.append(IOTensor(t.name, mode, t.precision, list(t.shape), t.format,
-                                location if isinstance(location, str) else None))
+            out.append(IOTensor(t.name, mode, t.precision, list(t.shape), t.format, t.location))
     return out
 
 

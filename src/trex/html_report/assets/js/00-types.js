@@ -63,6 +63,8 @@
  *   precision: Coded}} tensors
  * @property {number[][]} inputs per layer, indices into tensors
  * @property {number[][]} outputs
+ * @property {Object<string, {family: string, about: string}>} [kinds] per layer type
+ * @property {Object<string, string[][]>} [facts] per row: [label, text] pairs (LLM costs, Myelin region)
  */
 
 /**

@@ -150,7 +150,16 @@ class Explorer {
       L.stream[row] ? h('span', { class: 'badge', text: `stream ${L.stream[row]}` }) : null,
       h('span', { class: 'badge', text: `layer ${row} of ${e.n}` }),
     ]);
+    const D = e.detailsJSON();
+    const kind = D && D.kinds ? D.kinds[L.type[row]] : null;
+    if (kind && kind.family !== 'other') badges.append(h('span', { class: 'badge', id: 'details-family', text: `${kind.family} family` }));
     box.append(badges);
+    const facts = D && D.facts ? D.facts[String(row)] : null;
+    if ((kind && kind.about) || facts) {
+      box.append(h('h4', { text: 'About this layer' }));
+      if (kind && kind.about) box.append(h('p', { class: 'note', id: 'details-about', text: `${L.type[row]}: ${kind.about}` }));
+      if (facts) box.append(kvListFrom(facts.map(f => [f[0], f[1]])));
+    }
     if (!e.d.detailed) box.append(h('p', { class: 'note', text: 'Names-only layer information: no tensors or attributes (build with --profilingVerbosity=detailed).' }));
     box.append(h('div', { class: 'actions' }, [
       h('button', { text: '\u2190 Previous', disabled: row <= 0 ? 'disabled' : null, onclick: () => select(row - 1, 'details', { focus: true }) }),

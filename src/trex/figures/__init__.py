@@ -19,8 +19,8 @@ from .convolutions import (
     perf_scatter_figures,
     scatter,
 )
+from .drawings import GRAPH_CHOICES, draw_plan_graph, render_plan_graph
 from .engine_timings import engine_timings_figure, timing_percentiles, timing_source
-from .graph import GRAPH_CHOICES, draw_plan_graph, render_plan_graph
 from .layers import conv_layers, pointwise_layers, reformat_layers
 from .overview import (
     latency_by_type,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InputError
-from . import layer_info, log, metadata, profile, timings, tuning_cache
+from . import export_times, layer_info, log, metadata, profile, tuning_cache
 from .records import LayerInfo, Metadata, Profile, Timings
 from .text import Head, read_head
 
@@ -27,7 +27,7 @@ ENGINE = "engine"
 TREX_OUTPUT = "trex_output"
 LAYER_INFO = layer_info.KIND
 PROFILE = profile.KIND
-TIMINGS = timings.KIND
+TIMINGS = export_times.KIND
 PROFILE_METADATA = metadata.PROFILE_METADATA
 BUILD_METADATA = metadata.BUILD_METADATA
 DEVICE_METADATA = metadata.DEVICE_METADATA
@@ -89,8 +89,8 @@ READERS: tuple[Reader, ...] = (
            layer_info.match, layer_info.read_layer_info, LayerInfo),
     Reader(PROFILE, "per-layer profile JSON (--exportProfile, Chrome trace)", profile.match,
            profile.read_profile, Profile),
-    Reader(TIMINGS, "per-iteration timings JSON (--exportTimes)", timings.match,
-           timings.read_timings, Timings),
+    Reader(TIMINGS, "per-iteration timings JSON (--exportTimes)", export_times.match,
+           export_times.read_timings, Timings),
     Reader(LOG, "TensorRT text log (trtexec, builder, --dumpLayerInfo, --dumpProfile)", log.match,
            log.read, log.LogRecord),
 )

@@ -18,15 +18,26 @@ from ..model.layer import Layer
 
 CONV_TYPES = ("Convolution",)
 GEMM_TYPES = ("gemm", "MatrixMultiply", "FullyConnected", "Gemm", "MatMul")
-POOL_TYPES = ("Pooling",)
+POOL_TYPES = ("Pooling", "maxpool")
 # Estimated operations per output element (documented approximations, not kernel counts).
 ELEMENTWISE_OPS = {
     "PointWise": 1, "PointWiseV2": 1, "ElementWise": 1, "Activation": 1, "Scale": 2, "Unary": 1,
     "SoftMax": 5, "Normalization": 8, "Reduce": 1, "LRN": 6, "Cast": 1, "Quantize": 2,
     "Dequantize": 2,
+    # TensorRT 11: RoPE is x*cos + rotate(x)*sin; a dynamic quantization finds each block's
+    # absolute maximum, scales and converts; Myelin's add
+    "RotaryEmbedding": 3, "DynamicQuantize": 3, "add": 1, "ParametricReLU": 2, "Select": 1,
+    "Cumulative": 1, "RaggedSoftMax": 5,
 }
 MOVE_TYPES = ("Reformat", "Shuffle", "Concatenation", "Slice", "Gather", "Resize", "Padding",
-              "Copy", "Identity", "Scatter", "Transpose")
+              "Copy", "Identity", "Scatter", "Transpose", "Squeeze", "Unsqueeze", "memset",
+              "Fill", "ReverseSequence", "OneHot", "GridSample")
+ATTENTION_TYPES = ("Attention", "AttentionOutput")
+# Bytes each rank sends per byte of the collective's tensor, for n ranks (ring algorithms):
+# all-reduce = reduce-scatter + all-gather.
+_COLLECTIVE_SHARE = {"ALL_REDUCE": lambda n: 2 * (n - 1) / n, "ALL_GATHER": lambda n: (n - 1) / n,
+                     "REDUCE_SCATTER": lambda n: (n - 1) / n, "ALL_TO_ALL": lambda n: (n - 1) / n,
+                     "BROADCAST": lambda n: 1.0}
 
 
 @dataclass
@@ -43,6 +54,8 @@ class Cost:
     bytes_out: int = 0
     bytes_weights: int = 0
     read_fraction: float = 1.0  # of the first input, that the layer reads (strided convolutions)
+    bytes_kv: int = 0  # attention: the keys and values it reads (the KV cache)
+    bytes_link: int = 0  # collectives: bytes each rank exchanges over NVLink or the network
 
     @property
     def bytes(self) -> int:
@@ -200,6 +213,60 @@ def gemm_cost(layer: Layer) -> Cost | None:
     return Cost("gemm", macs, 2.0 * macs, m, n, k)
 
 
+def attention_cost(layer: Layer) -> Cost | None:
+    """Fused attention: Q [B, H, Sq, D] against K, V [B, Hkv, Skv, D] (grouped-query heads share
+    K and V): Q K^T and P V are 2·B·H·Sq·Skv·D FLOPs each, 4·B·H·Sq·Skv·D together."""
+    if len(layer.inputs) < 3:
+        return None
+    q, k = _dims(layer.inputs[0].shape), _dims(layer.inputs[1].shape)
+    if len(q) < 3 or len(k) < 3 or q[-1] != k[-1]:
+        return None
+    bh, sq, skv, d = math.prod(q[:-2]), q[-2], k[-2], q[-1]
+    macs = 2 * bh * sq * skv * d
+    cost = Cost("attention", macs, 2.0 * macs, sq, skv, d)
+    cost.bytes_kv = sum(t.size_bytes for t in layer.inputs[1:3])
+    return cost
+
+
+def moe_cost(layer: Layer) -> Cost | None:
+    """Mixture of experts: every token runs its top-k experts' GEMMs (gate, up and down for a
+    gated expert): 2·tokens·k·G·hidden·ffn FLOPs, G the expert weight matrices (the largest
+    [E, ., .] inputs; their block scales are smaller). Only the experts some token chose are read:
+    min(E, tokens·k) of E (see :func:`layer_cost`)."""
+    if not layer.inputs:
+        return None
+    x = _dims(layer.inputs[0].shape)
+    experts = [t for t in layer.inputs[1:] if len(t.shape) == 3]
+    if len(x) < 2 or not experts:
+        return None
+    sizes = [_elements(t.shape) for t in experts]
+    largest = max(sizes)
+    matrices = [t for t, n in zip(experts, sizes) if n == largest]
+    n_experts = _int(layer.attribute("NumExperts")) or _dims(matrices[0].shape)[0]
+    top_k = _int(layer.attribute("TopK"))
+    if top_k is None:
+        chosen = [t for t in layer.inputs[1:] if len(t.shape) == len(x) and t not in experts]
+        top_k = _dims(chosen[0].shape)[-1] if chosen else 1
+    tokens, hidden = math.prod(x[:-1]), x[-1]
+    ffn = largest // max(n_experts * hidden, 1)
+    macs = tokens * top_k * len(matrices) * hidden * ffn
+    return Cost("moe", macs, 2.0 * macs, tokens * top_k, ffn, hidden)
+
+
+def collective_cost(layer: Layer) -> Cost:
+    """A multi-device collective: no math to speak of (an all-reduce adds (n-1)/n of its elements
+    per rank); ``bytes_link`` is what each rank exchanges (ring algorithms: all-reduce
+    2·(n-1)/n of the tensor, all-gather and reduce-scatter (n-1)/n, broadcast all of it)."""
+    operation = str(layer.attribute("CollectiveOperation") or "ALL_REDUCE").upper()
+    ranks = layer.attribute("Ranks")
+    n = _int(layer.attribute("WorldSize")) or (len(ranks) if isinstance(ranks, list) else 0) or 2
+    tensor = max((t.size_bytes for t in (*layer.inputs, *layer.outputs)), default=0)
+    share = _COLLECTIVE_SHARE.get(operation, _COLLECTIVE_SHARE["ALL_REDUCE"])(n)
+    elements = max((_elements(t.shape) for t in layer.inputs), default=0)
+    flops = elements * (n - 1) / n if operation in ("ALL_REDUCE", "REDUCE_SCATTER") else 0.0
+    return Cost("collective", None, float(flops), bytes_link=int(tensor * share))
+
+
 _INT64_MAX = 2**63 - 1
 
 
@@ -231,6 +298,18 @@ def layer_cost(layer: Layer) -> Cost:
             and cost.k):
         # A Myelin gemm whose B operand (the weights) is not listed: count K x N elements of A's type.
         cost.bytes_weights = min(int(cost.k * cost.n * layer.inputs[0].data_size), _INT64_MAX)
+    if cost.model == "kv-cache" and len(inputs) > 1 and layer.outputs:
+        # The output aliases the cache: only the update is read and written into it.
+        cache = max(inputs, key=lambda t: t.size_bytes)
+        update = [t for t in inputs if t is not cache]
+        cost.bytes_in = min(sum(t.size_bytes for t in update), _INT64_MAX)
+        cost.bytes_out = min(max(t.size_bytes for t in update), _INT64_MAX)
+    elif cost.model == "moe" and cost.n is not None and cost.m is not None:
+        n_experts = _int(layer.attribute("NumExperts")) or _dims(
+            max((t for t in layer.inputs if len(t.shape) == 3),
+                key=lambda t: _elements(t.shape)).shape)[0]
+        active = min(n_experts, cost.m)  # cost.m = tokens x top-k
+        cost.bytes_weights = int(cost.bytes_weights * active / max(n_experts, 1))
     if cost.bytes_in + cost.bytes_out + cost.bytes_weights > _INT64_MAX:
         cost.bytes_in = cost.bytes_out = cost.bytes_weights = _INT64_MAX // 3
     return cost
@@ -264,4 +343,12 @@ def _formula_cost(layer: Layer) -> Cost | None:
         cost = Cost("pointwise", None, float(out * ops))
     elif t in MOVE_TYPES:
         cost = Cost("reformat" if t == "Reformat" else "memory", None, 0.0)
+    elif t in ATTENTION_TYPES:
+        cost = attention_cost(layer)
+    elif t == "KVCacheUpdate":
+        cost = Cost("kv-cache", None, 0.0)
+    elif t == "MoE":
+        cost = moe_cost(layer)
+    elif t == "DistCollective":
+        cost = collective_cost(layer)
     return cost

@@ -1,6 +1,6 @@
 """Engine latency over the iterations of ``--exportTimes``, with percentile lines.
 
-TREx plotted bare samples; here p50/p90/p95/p99 (trtexec's percentile rule, :mod:`trex.timings`)
+TREx plotted bare samples; here p50/p90/p95/p99 (trtexec's percentile rule, :mod:`trex.iteration_stats`)
 are drawn as lines over the timed iterations, the warm-up iterations trtexec leaves out are drawn
 apart (grey, labelled), and GPU compute time is shown when it differs from the latency.
 """
@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..formats.timings import read_timings
+from ..formats.export_times import read_timings
+from ..iteration_stats import PERCENTILES, timing_records, trtexec_percentile
 from ..model.plan import EnginePlan
 from ..safety import escape_figure, plotly_text
-from ..timings import PERCENTILES, timing_records, trtexec_percentile
 from ._common import plotly, trex_base_layout
 
 if TYPE_CHECKING:
@@ -27,7 +27,8 @@ PERCENTILE_COLORS = {50: "#76b900", 90: "#ffb519", 95: "#e46d00", 99: "#a11350"}
 
 def timing_source(source: EnginePlan | pd.DataFrame | str | os.PathLike, run: int = 0
                   ) -> pd.DataFrame:
-    """Per-iteration records (:func:`trex.timings.timing_records`) from a plan, a DataFrame or a file."""
+    """Per-iteration records (:func:`trex.iteration_stats.timing_records`) from a plan, a DataFrame
+    or a file."""
     if isinstance(source, (str, os.PathLike)):
         runs = read_timings(source).runs
         source = pd.DataFrame.from_records(runs[run]) if runs else pd.DataFrame()
