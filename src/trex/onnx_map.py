@@ -19,6 +19,7 @@ equally between them, else equally between all its nodes (``split="equal"`` alwa
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -238,11 +239,13 @@ def myelin_regions(plan: EnginePlan) -> list[MyelinRegion]:
     return list(found.values())
 
 
-def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominant") -> pd.DataFrame:
+def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominant",
+                 op_types: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per (engine layer, ONNX node) with the node's guessed op type and latency share.
 
     ``source`` says where the node came from: ``Metadata``, ``name`` (fallback) or ``none``;
-    ``split`` is ``"dominant"`` (time to the compute-heavy nodes) or ``"equal"``.
+    ``split`` is ``"dominant"`` (time to the compute-heavy nodes) or ``"equal"``; ``op_types``
+    (node name -> op type, e.g. read from the ONNX file) replaces the guess for the nodes it names.
     """
     if split not in ("dominant", "equal"):
         raise ValueError(f"split must be 'dominant' or 'equal', not {split!r}")
@@ -254,7 +257,8 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
         region = myelin_region_of(layer)
         if not nodes:
             nodes = [TENSORRT]
-        ops = [TENSORRT if n == TENSORRT else onnx_op_type(n) for n in nodes]
+        ops = [TENSORRT if n == TENSORRT else (op_types.get(n) if op_types else None)
+               or onnx_op_type(n) for n in nodes]
         heavy = [op in HEAVY_OPS for op in ops] if split == "dominant" else []
         n_heavy = sum(heavy)
         for j, (node, op) in enumerate(zip(nodes, ops)):

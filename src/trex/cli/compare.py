@@ -66,8 +66,34 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                              "(a finite number >= 0)")
     parser.add_argument("--metric", choices=list(views.METRICS), default="total",
                         help="what --fail-if-slower compares (default: total)")
+    parser.add_argument("--onnx-ops", action="store_true",
+                        help="add the ONNX operators of the first and last engine paired across "
+                             "exports whose node names differ (FP16 vs Q/DQ), with a confidence "
+                             "per pair, and their time per operator type")
+    parser.add_argument("--onnx", type=_onnx_files, default=None, metavar="A.onnx,B.onnx",
+                        help="the ONNX file of each engine, comma-separated (an empty entry "
+                             "skips one): op types, weight shapes and neighbours for --onnx-ops "
+                             "(implies it; needs the onnx package)")
     add_format_options(parser, (*FORMATS, "markdown"))
     parser.set_defaults(run=run)
+
+
+def _onnx_files(text: str) -> list[str]:
+    """``a.onnx,b.onnx`` -> the paths (an empty entry: no file for that engine)."""
+    return [part.strip() for part in text.split(",")]
+
+
+def _onnx_ops(plans: list[EnginePlan], names: list[str], args: argparse.Namespace,
+              top: int | None, alignment: pd.DataFrame) -> dict[str, Any]:
+    """``--onnx-ops``: the operators paired across exports (largest regressions first, then the
+    unpaired ones) and their totals per op type."""
+    ops = views.compare_onnx_ops(plans, names, args.onnx, not args.loose, alignment)
+    rows = ops.sort_values("delta ms", ascending=False, kind="stable", na_position="last",
+                           ignore_index=True)
+    return {"onnx_ops": rows.head(top) if top is not None else rows,
+            "onnx_ops_total": len(ops),
+            "onnx_op_types": views.compare_onnx_op_types(plans, names, ops=ops),
+            "onnx_files": ops.attrs["onnx_files"]}
 
 
 def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
@@ -76,6 +102,7 @@ def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
     alignment = views.align_plans(plans, not args.loose, names)
     onnx = views.compare_onnx_nodes(plans, names)
     onnx_rows = onnx.sort_values("delta ms", ascending=False, kind="stable", ignore_index=True)
+    extra = _onnx_ops(plans, names, args, top, alignment) if args.onnx_ops or args.onnx else {}
     return {
         "summary": views.summary_table(plans, names),
         "by_type": views.compare_by_type(plans, names),
@@ -86,6 +113,7 @@ def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
         "onnx_nodes": onnx_rows.head(top) if top is not None else onnx_rows,
         "onnx_without_metadata": onnx.attrs["without_metadata"],
         "gate": None,
+        **extra,
         **_stages(plans, names),
     }
 
@@ -165,6 +193,17 @@ def _sections(report: dict[str, Any], names: list[str]) -> list[tuple[str, pd.Da
     if len(report["onnx_nodes"]):
         sections.append((f"ONNX nodes, largest regressions first ({names[-1]} vs {names[0]}; a "
                          "fused layer counts for each of its nodes)", report["onnx_nodes"]))
+    if "onnx_ops" in report:
+        first, last = names[0], names[-1]
+        ops = report["onnx_ops"]
+        cols = ["op", "match", "confidence", f"{first} node", f"{first} ms", f"{last} node",
+                f"{last} ms", "delta ms", "speedup", "evidence"]
+        sections.append((f"ONNX operators paired across exports, largest regressions first "
+                         f"({last} vs {first}; {len(ops)} of {report['onnx_ops_total']} rows; "
+                         "a fused layer's time goes to its Conv/Gemm/MatMul; speedup = "
+                         f"{first} / {last})", ops[cols]))
+        sections.append((f"ONNX operators by type (ms; speedup = {first} / {last}; "
+                         "(TensorRT): the layers TensorRT added)", report["onnx_op_types"]))
     return sections
 
 
@@ -229,15 +268,18 @@ def run(args: argparse.Namespace) -> int:
             "warnings": mismatches,
             **{k: report[k] for k in ("summary", "by_type", "by_precision", "alignment", "layers",
                                       "aligned_rows", "onnx_nodes", "onnx_without_metadata",
-                                      "stages", "families", "stage_gaps") if k in report},
+                                      "onnx_ops", "onnx_ops_total", "onnx_op_types",
+                                      "onnx_files", "stages", "families", "stage_gaps")
+                   if k in report},
             "gate": None if gate is None else {**vars(gate), "message": gate.message},
         }
         out.write(to_json(data) + "\n")
     elif args.format == "csv":
         for key in ("summary", "by_type", "by_precision", "alignment", "layers", "onnx_nodes",
-                    "stages", "families"):
-            if key in report:
-                out.write(f"# {key}\n{csv_text(report[key], **csv_options(args))}")
+                    "onnx_ops", "onnx_op_types", "stages", "families"):
+            if key not in report:
+                continue
+            out.write(f"# {key}\n{csv_text(report[key], **csv_options(args))}")
     elif args.format == "markdown":
         out.write(_markdown(report, names, paths, plans, note))
     else:

@@ -243,6 +243,12 @@ def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None
 
 
 # ------------------------------------------------------------------ several engines
+def _ops_columns(first: str, last: str) -> list[str]:
+    """The ONNX-operator pairs' columns the compare tab shows."""
+    return ["op", "match", "confidence", f"{first} node", f"{first} ms", f"{last} node",
+            f"{last} ms", "delta ms", "speedup", "evidence", f"{first} layer", f"{last} layer"]
+
+
 def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_matching: bool = True,
                        figures: bool = True, progress: Progress | None = None) -> dict[str, Any]:
     """The comparison views of :mod:`trex.compare` for the engines, in order (the first is the base)."""
@@ -253,6 +259,8 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
     alignment = compare.align_plans(plans, exact_matching, names)
     layers = compare.compare_layers(plans, names, exact_matching, alignment)
     onnx = compare.compare_onnx_nodes(plans, names)
+    ops = compare.compare_onnx_ops(plans, names, exact_matching=exact_matching, alignment=alignment)
+    first, last = names[0], names[-1]
     rows = [[None if v is pd.NA else int(v) for v in alignment[name].tolist()] for name in names]
     # A row the first or the last engine lacks has no difference (its absence is not 0 ms).
     paired = [a is not None and z is not None for a, z in zip(rows[0], rows[-1])]
@@ -274,6 +282,11 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
         "onnx": frame(onnx.sort_values("delta ms", ascending=False, kind="stable",
                                        ignore_index=True)),
         "onnx_without_metadata": [str(n) for n in onnx.attrs.get("without_metadata", [])],
+        # ONNX operators of the first and last engine paired across exports (names may differ)
+        "onnx_ops": frame(ops.sort_values("delta ms", ascending=False, kind="stable",
+                                          na_position="last", ignore_index=True), _ops_columns(
+            first, last)),
+        "onnx_op_types": frame(compare.compare_onnx_op_types(plans, names, ops=ops)),
         "figures": {},
     }
     from ..transformer import family_table, has_transformer, stage_gap, stage_table

@@ -198,6 +198,8 @@
  *   delta: (number|null)[], speedup: (number|null)[]}} aligned
  * @property {Frame} onnx
  * @property {string[]} onnx_without_metadata
+ * @property {Frame} onnx_ops  ONNX operators of the first and last engine paired across exports
+ * @property {Frame} onnx_op_types
  * @property {Object<string, PyFigure>} figures
  * @property {{table: Frame, families: Frame, gaps: Object<string, any>[]}} [stages]  transformer
  *   engines (prefill vs decode): per-stage shapes, blocks and bandwidth, latency per family, and

@@ -100,6 +100,42 @@ function buildCompare(sec) {
     });
     new VirtualTable(obox, { columns: ocols }).setItems([...O.rows.keys()]);
   }
+  buildOnnxOps(page, C);
+}
+
+// ONNX operators paired across exports whose node names differ (FP16 vs Q/DQ): an unpaired
+// operator has no delta or speedup ("–", never 0).
+function buildOnnxOps(page, C) {
+  const P = C.onnx_ops;
+  const first = C.names[0], last = C.names[C.names.length - 1];
+  page.append(h('h2', { text: `ONNX operators across exports (${last} vs ${first})` }));
+  page.append(h('p', { class: 'note', text: 'Operators paired by name, inside aligned layers, then in graph order; a fused layer\u2019s time goes to its Conv/Gemm/MatMul (its Add/ReLU show 0 ms); speedup = first / last.' }));
+  page.append(h('div', { class: 'scroll-box' }, frameTable(C.onnx_op_types)));
+  if (!P.rows.length) return;
+  const bar = h('div', { class: 'toolbar' });
+  const search = h('input', { type: 'search', id: 'onnx-ops-search', placeholder: 'Search operators', 'aria-label': 'Search ONNX operators' });
+  const count = h('span', { class: 'count', id: 'onnx-ops-count' });
+  append(bar, [search, count]);
+  const box = h('div', { class: 'table-box short' });
+  box.append(bar);
+  page.append(box);
+  const ocols = P.columns.map((c, j) => {
+    const numeric = P.rows.every(r => r[j] == null || typeof r[j] === 'number');
+    const wide = /( node| layer|evidence)$/.test(c);
+    return { key: 'c' + j, label: c, width: wide ? 'minmax(160px, 2fr)' : '96px', min: wide ? '160px' : '96px', num: numeric,
+      value: i => P.rows[i][j], text: i => numeric ? (P.rows[i][j] == null ? MISSING : fmtNum(P.rows[i][j])) : fmtValue(P.rows[i][j]),
+      title: wide ? i => String(P.rows[i][j] ?? '') : null };
+  });
+  const table = new VirtualTable(box, { columns: ocols });
+  table.body.id = 'onnx-ops-table';
+  const apply = () => {
+    const q = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const items = [...P.rows.keys()].filter(i => !q.length || q.every(t => P.rows[i].join('\n').toLowerCase().includes(t)));
+    table.setItems(items);
+    count.textContent = `${INT.format(items.length)} of ${INT.format(P.rows.length)} operators`;
+  };
+  search.addEventListener('input', apply);
+  apply();
 }
 
 /**
