@@ -358,6 +358,15 @@ def test_comparison_report(browser, engines, tmp_path):
         page = report.page
         assert page.get_attribute("#tabbtn-compare", "aria-selected") == "true"
         page.wait_for_selector("#compare-table .vt-row")
+        # ONNX operators paired across the two exports (their node names differ)
+        page.wait_for_selector("#onnx-ops-table .vt-row", state="attached")
+        page.fill("#onnx-ops-search", "Conv_5 ")
+        text = page.text_content("#onnx-ops-table")
+        assert "Conv_34" in text and "high" in text
+        shown, _, total = page.text_content("#onnx-ops-count").partition(" of ")
+        assert total == "79 operators" and 0 < int(shown) < 79
+        page.fill("#onnx-ops-search", "only-in-int8")
+        assert "\u2013" in page.text_content("#onnx-ops-table")  # no delta for an unpaired op
         # a layer only the INT8 engine has: its name opens it in that engine
         row = page.locator("#compare-table .vt-row [data-col='n1'].link").first
         name = row.text_content()

@@ -19,6 +19,7 @@ equally between them, else equally between all its nodes (``split="equal"`` alwa
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -278,11 +279,13 @@ def myelin_regions(plan: EnginePlan) -> list[MyelinRegion]:
     return list(found.values())
 
 
-def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominant") -> pd.DataFrame:
+def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominant",
+                 op_types: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per (engine layer, ONNX node) with the node's guessed op type and latency share.
 
     ``source`` says where the node came from: ``Metadata``, ``name`` (fallback) or ``none``;
-    ``split`` is ``"dominant"`` (time to the compute-heavy nodes) or ``"equal"``.
+    ``split`` is ``"dominant"`` (time to the compute-heavy nodes) or ``"equal"``; ``op_types``
+    (node name -> op type, e.g. read from the ONNX file) replaces the guess for the nodes it names.
     """
     if split not in ("dominant", "equal"):
         raise ValueError(f"split must be 'dominant' or 'equal', not {split!r}")
@@ -297,8 +300,9 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
         region = myelin_region_of_name(names[index])
         if not nodes:
             nodes, ops = [TENSORRT], [TENSORRT]
-        elif TENSORRT in nodes:  # a node of that name is the pseudo-node
-            ops = [TENSORRT if n == TENSORRT else op for n, op in zip(nodes, ops)]
+        elif TENSORRT in nodes or op_types:  # the pseudo-node's name; op types given
+            ops = [TENSORRT if n == TENSORRT else (op_types.get(n) if op_types else None) or op
+                   for n, op in zip(nodes, ops)]
         heavy = [op in HEAVY_OPS for op in ops] if split == "dominant" else []
         n_heavy = sum(heavy)
         for j, (node, op) in enumerate(zip(nodes, ops)):

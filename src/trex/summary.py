@@ -165,6 +165,7 @@ def headline_rows(plan: EnginePlan) -> dict[str, str]:
         rows["TensorRT"] = facts.tensorrt_version
     if facts.profiling:
         rows["Profiled with"] = str(facts.profiling.get("per_layer_times", ""))
+    rows.update(transformer_rows(plan))
     caution = profile_caution(facts.profile_iterations) if facts.latency_ms is not None else ""
     if caution:
         rows["Caution"] = caution
@@ -174,6 +175,39 @@ def headline_rows(plan: EnginePlan) -> dict[str, str]:
                 f"min {shapes.min}, opt {shapes.opt}, max {shapes.max}"
                 + (f", {shapes.format}" if shapes.format else ""))
     return rows
+
+
+def transformer_rows(plan: EnginePlan) -> dict[str, str]:
+    """``Transformer`` (the blocks, attention fused or decomposed, RoPE, KV cache, stage) and
+    ``Decode bandwidth`` (bytes per step over the step time against the GPU's peak); nothing for
+    an engine without transformer blocks."""
+    from .transformer import step_traffic, transformer_view, view_text
+
+    view = transformer_view(plan)
+    if not view:
+        return {}
+    rows = {"Transformer": view_text(view)}
+    traffic = step_traffic(plan)
+    if traffic is not None:
+        label = "Decode bandwidth" if traffic.stage == "decode" else "Memory bandwidth"
+        rows[label] = (f"{traffic.line()} (weights {traffic.weights_bytes:,} B + KV cache "
+                       f"{traffic.kv_cache_bytes:,} B + activations {traffic.activation_bytes:,} B"
+                       f"; time: {traffic.time_source})")
+    return rows
+
+
+def transformer_summary(plan: EnginePlan) -> dict[str, Any] | None:
+    """The transformer view as plain values (``trex summary -f json``): the one-line text, the
+    stage, the blocks and the step's traffic; None without transformer blocks."""
+    from .transformer import blocks_frame, step_traffic, transformer_view, view_text
+
+    view = transformer_view(plan)
+    if not view:
+        return None
+    traffic = step_traffic(plan)
+    return {"text": view_text(view), "stage": view.stage, "grouping": view.grouping,
+            "blocks": blocks_frame(plan).to_dict("records"),
+            "bandwidth": traffic.as_dict() if traffic is not None else None}
 
 
 def device_rows(plan: EnginePlan) -> dict[str, str]:

@@ -66,8 +66,34 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                              "(a finite number >= 0)")
     parser.add_argument("--metric", choices=list(views.METRICS), default="total",
                         help="what --fail-if-slower compares (default: total)")
+    parser.add_argument("--onnx-ops", action="store_true",
+                        help="add the ONNX operators of the first and last engine paired across "
+                             "exports whose node names differ (FP16 vs Q/DQ), with a confidence "
+                             "per pair, and their time per operator type")
+    parser.add_argument("--onnx", type=_onnx_files, default=None, metavar="A.onnx,B.onnx",
+                        help="the ONNX file of each engine, comma-separated (an empty entry "
+                             "skips one): op types, weight shapes and neighbours for --onnx-ops "
+                             "(implies it; needs the onnx package)")
     add_format_options(parser, (*FORMATS, "markdown"))
     parser.set_defaults(run=run)
+
+
+def _onnx_files(text: str) -> list[str]:
+    """``a.onnx,b.onnx`` -> the paths (an empty entry: no file for that engine)."""
+    return [part.strip() for part in text.split(",")]
+
+
+def _onnx_ops(plans: list[EnginePlan], names: list[str], args: argparse.Namespace,
+              top: int | None, alignment: pd.DataFrame) -> dict[str, Any]:
+    """``--onnx-ops``: the operators paired across exports (largest regressions first, then the
+    unpaired ones) and their totals per op type."""
+    ops = views.compare_onnx_ops(plans, names, args.onnx, not args.loose, alignment)
+    rows = ops.sort_values("delta ms", ascending=False, kind="stable", na_position="last",
+                           ignore_index=True)
+    return {"onnx_ops": rows.head(top) if top is not None else rows,
+            "onnx_ops_total": len(ops),
+            "onnx_op_types": views.compare_onnx_op_types(plans, names, ops=ops),
+            "onnx_files": ops.attrs["onnx_files"]}
 
 
 def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
@@ -76,6 +102,7 @@ def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
     alignment = views.align_plans(plans, not args.loose, names)
     onnx = views.compare_onnx_nodes(plans, names)
     onnx_rows = onnx.sort_values("delta ms", ascending=False, kind="stable", ignore_index=True)
+    extra = _onnx_ops(plans, names, args, top, alignment) if args.onnx_ops or args.onnx else {}
     return {
         "summary": views.summary_table(plans, names),
         "by_type": views.compare_by_type(plans, names),
@@ -86,7 +113,21 @@ def _report(plans: list[EnginePlan], names: list[str], args: argparse.Namespace
         "onnx_nodes": onnx_rows.head(top) if top is not None else onnx_rows,
         "onnx_without_metadata": onnx.attrs["without_metadata"],
         "gate": None,
+        **extra,
+        **_stages(plans, names),
     }
+
+
+def _stages(plans: list[EnginePlan], names: list[str]) -> dict[str, Any]:
+    """Transformer engines (the prefill and decode profiles of one LLM, with --profiles): each
+    stage's shapes, blocks, time and bandwidth, latency per family, and why each stage's layer
+    sum differs from its measured time. Nothing for engines without transformer blocks."""
+    from ..transformer import family_table, has_transformer, stage_gap, stage_table
+
+    if not has_transformer(plans):
+        return {}
+    return {"stages": stage_table(plans, names), "families": family_table(plans, names),
+            "stage_gaps": {name: stage_gap(plan) for name, plan in zip(names, plans)}}
 
 
 def _layers_for_text(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:
@@ -143,10 +184,38 @@ def _sections(report: dict[str, Any], names: list[str]) -> list[tuple[str, pd.Da
          f"{len(report['layers'])} of {report['aligned_rows']} rows)",
          _layers_for_text(report["layers"], names)),
     ]
+    if "stages" in report:
+        sections.append(("Stages (transformer view per engine or optimisation profile)",
+                         report["stages"]))
+        sections.append(("Latency by family per stage (ms, % of the stage's layer sum)",
+                         report["families"]))
+        sections.append(("Layer sum vs measured GPU time per stage", _gap_table(report)))
     if len(report["onnx_nodes"]):
         sections.append((f"ONNX nodes, largest regressions first ({names[-1]} vs {names[0]}; a "
                          "fused layer counts for each of its nodes)", report["onnx_nodes"]))
+    if "onnx_ops" in report:
+        first, last = names[0], names[-1]
+        ops = report["onnx_ops"]
+        cols = ["op", "match", "confidence", f"{first} node", f"{first} ms", f"{last} node",
+                f"{last} ms", "delta ms", "speedup", "evidence"]
+        sections.append((f"ONNX operators paired across exports, largest regressions first "
+                         f"({last} vs {first}; {len(ops)} of {report['onnx_ops_total']} rows; "
+                         "a fused layer's time goes to its Conv/Gemm/MatMul; speedup = "
+                         f"{first} / {last})", ops[cols]))
+        sections.append((f"ONNX operators by type (ms; speedup = {first} / {last}; "
+                         "(TensorRT): the layers TensorRT added)", report["onnx_op_types"]))
     return sections
+
+
+def _gap_table(report: dict[str, Any]) -> pd.DataFrame:
+    """One row per stage: layer sum, measured time, gap and why (the explanation's sentences)."""
+    rows = []
+    for name, gap in report["stage_gaps"].items():
+        rows.append({"engine": name,
+                     "layer sum ms": gap.get("sum_of_layers_ms") if gap.get("timed_layers") else None,
+                     "measured ms": gap.get("measured_ms"), "gap ms": gap.get("gap_ms"),
+                     "why": " ".join(f"{w}." for w in gap.get("explanation", []))})
+    return pd.DataFrame(rows)
 
 
 def _markdown(report: dict[str, Any], names: list[str], paths: list[str],
@@ -198,12 +267,18 @@ def run(args: argparse.Namespace) -> int:
                         for n, p, plan in zip(labels, paths, plans)],
             "warnings": mismatches,
             **{k: report[k] for k in ("summary", "by_type", "by_precision", "alignment", "layers",
-                                      "aligned_rows", "onnx_nodes", "onnx_without_metadata")},
+                                      "aligned_rows", "onnx_nodes", "onnx_without_metadata",
+                                      "onnx_ops", "onnx_ops_total", "onnx_op_types",
+                                      "onnx_files", "stages", "families", "stage_gaps")
+                   if k in report},
             "gate": None if gate is None else {**vars(gate), "message": gate.message},
         }
         out.write(to_json(data) + "\n")
     elif args.format == "csv":
-        for key in ("summary", "by_type", "by_precision", "alignment", "layers", "onnx_nodes"):
+        for key in ("summary", "by_type", "by_precision", "alignment", "layers", "onnx_nodes",
+                    "onnx_ops", "onnx_op_types", "stages", "families"):
+            if key not in report:
+                continue
             out.write(f"# {key}\n{csv_text(report[key], **csv_options(args))}")
     elif args.format == "markdown":
         out.write(_markdown(report, names, paths, plans, note))
@@ -211,7 +286,10 @@ def run(args: argparse.Namespace) -> int:
         out.write("Engines (first = baseline):\n")
         out.write(text_table(_engines_table(labels, paths, plans)) + "\n")
         for title, df in _sections(report, names):
+            whys = df.pop("why").tolist() if "why" in df.columns else []
             out.write(f"\n{title}:\n{text_table(df, max_width=60)}\n")
+            for engine, why in zip(df["engine"].tolist() if whys else [], whys):
+                out.write(f"  {engine}: {why}\n")
         if note:
             out.write(f"\nONNX nodes: {note}\n")
         if gate is not None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
+
+import pandas as pd
 
 from .. import summary as views
 from ..model.plan import EnginePlan
@@ -57,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
                              for label, (plan, tables) in zip(labels, sections)))
         return 0
     if args.format == "json":
-        out.write(to_json([{"label": label, **views.model_summary(plan), **tables}
+        out.write(to_json([{"label": label, **views.model_summary(plan), **tables,
+                            **_transformer_json(plan)}
                            for label, (plan, tables) in zip(labels, sections)]))
         out.write("\n")
         return 0
@@ -76,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         for title, df in (("Latency by type", tables["by_type"]),
                           ("Latency by precision", tables["by_precision"]),
                           ("Latency by math precision", tables["by_math_precision"]),
+                          *_transformer_tables(plan),
                           (f"Slowest {args.top} layers", tables["slowest"]),
                           ("Tactics", tables["tactics"])):
             if title.startswith("Slowest") and df.empty:
@@ -97,6 +102,7 @@ def _markdown(label: str, plan: EnginePlan, tables: dict, top: int) -> str:
             parts.append(markdown.section(title, markdown.pairs(section)))
     for title, df in (("Latency by type", tables["by_type"]),
                       ("Latency by precision", tables["by_precision"]),
+                      *_transformer_tables(plan),
                       (f"Slowest {top} layers", tables["slowest"]),
                       ("Tactics", tables["tactics"])):
         parts.append(markdown.section(title, markdown.table(df)))
@@ -105,3 +111,24 @@ def _markdown(label: str, plan: EnginePlan, tables: dict, top: int) -> str:
     if plan.notes:
         parts.append(markdown.bullet_list(plan.notes, "note: ") + "\n")
     return "\n".join(parts)
+
+
+_BLOCK_TEXT_COLUMNS = ["block", "layers", "attention", "attention ms", "Sq", "Skv", "RoPE",
+                       "RoPE ms", "KV cache", "KV cache ms", "GEMMs", "norms", "MoE",
+                       "collectives", "latency ms", "latency %"]
+
+
+def _transformer_tables(plan: EnginePlan) -> list[tuple[str, pd.DataFrame]]:
+    """The transformer blocks and the latency per family (none without transformer blocks)."""
+    from ..transformer import blocks_frame, family_table, transformer_view
+
+    if not transformer_view(plan):
+        return []
+    return [("Transformer blocks", blocks_frame(plan)[_BLOCK_TEXT_COLUMNS]),
+            ("Latency by family (transformer)", family_table([plan], ["engine"]).rename(
+                columns=lambda c: c.replace("engine ", "")))]
+
+
+def _transformer_json(plan: EnginePlan) -> dict[str, Any]:
+    found = views.transformer_summary(plan)
+    return {} if found is None else {"transformer": found}

@@ -21,6 +21,7 @@ from .align import (
 )
 from .gate import METRICS, RegressionCheck, check_regression
 from .mismatch import engine_mismatches
+from .onnx_ops import ONNX_MATCH_KINDS, compare_onnx_op_types, compare_onnx_ops, onnx_graphs
 from .plots import (
     aligned_latencies_figure,
     compare_engines_layer_latencies,
@@ -42,6 +43,7 @@ from .views import (
 __all__ = [
     "MATCH_KINDS",
     "METRICS",
+    "ONNX_MATCH_KINDS",
     "RegressionCheck",
     "align_layers",
     "align_plans",
@@ -57,6 +59,8 @@ __all__ = [
     "compare_engines_summaries_tbl",
     "compare_layers",
     "compare_onnx_nodes",
+    "compare_onnx_op_types",
+    "compare_onnx_ops",
     "engine_facts",
     "engine_letter",
     "engine_mismatches",
@@ -66,6 +70,7 @@ __all__ = [
     "link_counts",
     "match_counts",
     "match_layers",
+    "onnx_graphs",
     "precision_mix",
     "summary_table",
 ]

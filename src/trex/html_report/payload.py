@@ -142,6 +142,32 @@ def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]
     }
 
 
+def transformer_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any] | None:
+    """The transformer view (:mod:`trex.transformer`): the one-line text, stage, blocks, latency
+    per family, the step's traffic against the peak bandwidth and the layer-sum gap explained;
+    None for an engine without transformer blocks."""
+    from ..transformer import (
+        blocks_frame,
+        family_table,
+        stage_gap,
+        step_traffic,
+        transformer_view,
+        view_text,
+    )
+
+    view = transformer_view(plan)
+    if not view:
+        return None
+    traffic = step_traffic(plan, gpu)
+    families = family_table([plan], ["engine"]).rename(
+        columns=lambda c: c.replace("engine ", ""))
+    blocks = blocks_frame(plan).drop(columns=["first layer", "last layer"])  # names: the lint tab
+    return clean({"text": view_text(view), "stage": view.stage, "grouping": view.grouping,
+                  "blocks": frame(blocks), "families": frame(families),
+                  "bandwidth": traffic.as_dict() if traffic is not None else None,
+                  "gap": stage_gap(plan)})
+
+
 def timings_payload(plan: EnginePlan) -> dict[str, Any]:
     """Per-iteration latency and GPU compute (every record; the first ``warmup_iterations`` are
     trtexec's warm-up), trtexec-rule percentiles of the timed ones and the timing analysis."""
@@ -201,6 +227,11 @@ def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None
     step("roofline and timings")
     data["roofline"] = roofline_payload(plan, gpu)
     data["timings"] = timings_payload(plan)
+    found = transformer_payload(plan, gpu)
+    if found is not None:  # only engines with transformer blocks have the key
+        data["transformer"] = found
+        if found["bandwidth"] is not None:
+            data["roofline"]["step"] = found["bandwidth"]
     data["figures"] = {}
     if figures:
         from .figures import engine_figures
@@ -212,6 +243,12 @@ def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None
 
 
 # ------------------------------------------------------------------ several engines
+def _ops_columns(first: str, last: str) -> list[str]:
+    """The ONNX-operator pairs' columns the compare tab shows."""
+    return ["op", "match", "confidence", f"{first} node", f"{first} ms", f"{last} node",
+            f"{last} ms", "delta ms", "speedup", "evidence", f"{first} layer", f"{last} layer"]
+
+
 def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_matching: bool = True,
                        figures: bool = True, progress: Progress | None = None) -> dict[str, Any]:
     """The comparison views of :mod:`trex.compare` for the engines, in order (the first is the base)."""
@@ -222,6 +259,8 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
     alignment = compare.align_plans(plans, exact_matching, names)
     layers = compare.compare_layers(plans, names, exact_matching, alignment)
     onnx = compare.compare_onnx_nodes(plans, names)
+    ops = compare.compare_onnx_ops(plans, names, exact_matching=exact_matching, alignment=alignment)
+    first, last = names[0], names[-1]
     rows = [[None if v is pd.NA else int(v) for v in alignment[name].tolist()] for name in names]
     # A row the first or the last engine lacks has no difference (its absence is not 0 ms).
     paired = [a is not None and z is not None for a, z in zip(rows[0], rows[-1])]
@@ -243,8 +282,22 @@ def comparison_payload(plans: Sequence[EnginePlan], names: Sequence[str], exact_
         "onnx": frame(onnx.sort_values("delta ms", ascending=False, kind="stable",
                                        ignore_index=True)),
         "onnx_without_metadata": [str(n) for n in onnx.attrs.get("without_metadata", [])],
+        # ONNX operators of the first and last engine paired across exports (names may differ)
+        "onnx_ops": frame(ops.sort_values("delta ms", ascending=False, kind="stable",
+                                          na_position="last", ignore_index=True), _ops_columns(
+            first, last)),
+        "onnx_op_types": frame(compare.compare_onnx_op_types(plans, names, ops=ops)),
         "figures": {},
     }
+    from ..transformer import family_table, has_transformer, stage_gap, stage_table
+
+    if has_transformer(plans):  # prefill vs decode: only engines with transformer blocks
+        letters = [engine_letter(k) for k in range(len(plans))]  # short column names
+        data["stages"] = {
+            "table": frame(stage_table(plans, names)),
+            "families": frame(family_table(plans, letters)),
+            "gaps": [clean({"engine": name, **stage_gap(plan)})
+                     for name, plan in zip(names, plans)]}
     if figures:
         from .figures import comparison_figures
 

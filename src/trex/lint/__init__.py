@@ -15,6 +15,7 @@ from .precision import MathPrecisionLinter, PrecisionIslandLinter
 from .quantization import QDQLinter
 from .reformat import ReformatLinter, ReformatShareLinter, SliceLinter
 from .registry import LINTERS, LintReport, lint, lint_report
+from .transformer import TransformerLinter
 
 __all__ = [
     "ENGINE",
@@ -36,6 +37,7 @@ __all__ = [
     "ShapeCallLinter",
     "SliceLinter",
     "TensorCoreGemmLinter",
+    "TransformerLinter",
     "findings_frame",
     "lint",
     "lint_report",

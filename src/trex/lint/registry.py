@@ -15,12 +15,13 @@ from .myelin import MyelinLinter
 from .precision import MathPrecisionLinter, PrecisionIslandLinter
 from .quantization import QDQLinter
 from .reformat import ReformatLinter, ReformatShareLinter, SliceLinter
+from .transformer import TransformerLinter
 
 LINTERS: dict[str, type[Linter]] = {cls.name: cls for cls in (
     ConvLinter, ReformatLinter, SliceLinter, QDQLinter,  # TREx's four
     GemmAlignmentLinter, TensorCoreGemmLinter, PrecisionIslandLinter, MathPrecisionLinter,
     ReformatShareLinter,
-    HotspotLinter, LaunchBoundLinter, MyelinLinter, ShapeCallLinter,
+    HotspotLinter, LaunchBoundLinter, MyelinLinter, ShapeCallLinter, TransformerLinter,
 )}
 
 

@@ -71,6 +71,13 @@ def plan_warmup(timings: pd.DataFrame, inference_options: dict[str, Any], source
     return WarmUp(ms, where, warmup_iterations(timings, ms))
 
 
+def measured_profile(inference_options: dict[str, Any]) -> int | None:
+    """The optimisation profile trtexec ran (``Optimization Profile Index``, TensorRT 10+), or
+    None when the options do not say."""
+    value = str(inference_options.get("Optimization Profile Index", "")).strip()
+    return int(value) if value.isdigit() and len(value) < 10 else None
+
+
 @dataclass(frozen=True)
 class Measured:
     """End-to-end figures trtexec measured; None where the inputs do not give them.

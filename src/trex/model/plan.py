@@ -38,7 +38,14 @@ from .dataframe import (
 from .facts import summary_text
 from .layer import Layer, math_precision
 from .layer_graph import SYNC_TYPES, LayerGraph
-from .measurement import Measured, WarmUp, iteration_records, measured_figures, plan_warmup
+from .measurement import (
+    Measured,
+    WarmUp,
+    iteration_records,
+    measured_figures,
+    measured_profile,
+    plan_warmup,
+)
 from .profiles import profile_of_name, strip_profile
 from .table import LayerTable, select_profile, unique_names
 from .tensors import Activation, IOTensor, io_tensors
@@ -291,8 +298,15 @@ class EnginePlan(LayerGraph):
         self.tensorrt_version: str | None = _version(cache, inputs)
 
     def _read_measurement(self, inputs: loader.PlanInputs) -> None:
-        """The warm-up trtexec left out, the timed iterations and the measured figures."""
+        """The warm-up trtexec left out, the timed iterations and the measured figures; none of
+        them when trtexec ran another optimisation profile than the plan's."""
         options_file = os.fspath(inputs.profile_metadata or "")
+        ran = measured_profile(self.inference_options)
+        if ran is not None and len(self.profiles) > 1 and ran != self.profile_id:
+            self._note(f"the measured run (timings, performance summary) is profile {ran}'s: "
+                       f"profile {self.profile_id} has its per-layer times only")
+            self.timings = pd.DataFrame()
+            self.performance_summary = {}
         self.warmup: WarmUp = plan_warmup(self.timings, self.inference_options, options_file)
         self.measured: Measured = measured_figures(
             self.performance_summary, options_file,
@@ -328,8 +342,11 @@ class EnginePlan(LayerGraph):
         if duplicates:
             self._warn(f"layer names repeat: {validation.sample(duplicates)}")
         if self.has_profile:
+            untimed = int(np.count_nonzero(np.isnan(np.asarray(self.latency.avg,
+                                                               dtype="float64"))))
             notes, warnings = validation.check_latency_sum(
-                self.total_runtime, self.measured.gpu_compute_median_ms, self.stream_count)
+                self.total_runtime, self.measured.gpu_compute_median_ms, self.stream_count,
+                untimed)
             self._warn_all(warnings)
             for note in notes:
                 self._note(note)

@@ -109,6 +109,37 @@
  * @property {(number|null)[]} M
  * @property {(number|null)[]} N
  * @property {(number|null)[]} K
+ * @property {StepJSON} [step]  a transformer engine's step (decode, or a memory-bound stage)
+ */
+/**
+ * The bytes one step moves against its time and the GPU's peak bandwidth (trex.transformer
+ * StepTraffic.as_dict); present only for transformer engines that are decoding or memory-bound.
+ * @typedef {Object} StepJSON
+ * @property {string} stage
+ * @property {number} weights_bytes
+ * @property {number} kv_cache_bytes
+ * @property {number} activation_bytes
+ * @property {number} total_bytes
+ * @property {number|null} step_ms
+ * @property {string} time_source
+ * @property {string|null} gpu
+ * @property {number|null} peak_gbs
+ * @property {number|null} achieved_gbs
+ * @property {number|null} pct_of_peak
+ * @property {number|null} flops
+ * @property {number|null} intensity
+ * @property {string} line  "decode moves 402 MB per step in 0.333 ms = 1.21 TB/s, 36 % of ..."
+ */
+/**
+ * The transformer view of one engine (payload.transformer_payload): only engines with blocks.
+ * @typedef {Object} TransformerJSON
+ * @property {string} text  one line: blocks, attention fused/decomposed, RoPE, KV cache, stage
+ * @property {string|null} stage  "prefill", "decode" or null
+ * @property {string} grouping  how blocks were delimited ("ONNX Metadata" or "structure")
+ * @property {Frame} blocks  one row per block
+ * @property {Frame} families  latency per family (attention, GEMM, norm, RoPE, KV cache, ...)
+ * @property {StepJSON|null} bandwidth
+ * @property {Object<string, any>} gap  the layer sum against the measured time, `explanation`
  */
 /** The roofline with its coded columns decoded. @typedef {Omit<RooflineJSON, 'model'|'bound'> & {model: string[], bound: string[]}} Roofline */
 
@@ -150,6 +181,7 @@
  * @property {RooflineJSON} roofline
  * @property {TimingsJSON} timings
  * @property {Object<string, PyFigure>} figures
+ * @property {TransformerJSON} [transformer]  only for engines with transformer blocks
  */
 
 /**
@@ -166,7 +198,12 @@
  *   delta: (number|null)[], speedup: (number|null)[]}} aligned
  * @property {Frame} onnx
  * @property {string[]} onnx_without_metadata
+ * @property {Frame} onnx_ops  ONNX operators of the first and last engine paired across exports
+ * @property {Frame} onnx_op_types
  * @property {Object<string, PyFigure>} figures
+ * @property {{table: Frame, families: Frame, gaps: Object<string, any>[]}} [stages]  transformer
+ *   engines (prefill vs decode): per-stage shapes, blocks and bandwidth, latency per family, and
+ *   each stage's layer-sum gap with its explanation
  */
 
 /**

@@ -123,7 +123,13 @@ function rooflineFigure(e) {
     marker: { color: colorOf(COLORS.type, t), size: js.map(j => 5 + 15 * Math.sqrt((L.avg[R.row[j]] || 0) / maxAvg)), opacity: 0.75, line: { width: 0.5, color: '#333' } },
     hovertemplate: '%{hovertext}<br>%{x:.3g} FLOP/B, %{y:.3g} TFLOP/s<br>%{text}<extra>%{fullData.name}</extra>',
   }));
-  const xs = idx.map(j => R.intensity[j]);
+  const step = R.step;
+  if (step && isNum(step.intensity) && isNum(step.flops) && isNum(step.step_ms) && step.step_ms > 0) {
+    data.push({ type: 'scatter', mode: 'markers', name: pesc(`${step.stage} (whole step)`), x: [step.intensity], y: [step.flops / (step.step_ms * 1e9)],
+      marker: { symbol: 'star', size: 16, color: '#111', line: { width: 1, color: '#fff' } },
+      hovertext: [pesc(step.line)], hovertemplate: '%{hovertext}<extra></extra>' });
+  }
+  const xs = idx.map(j => R.intensity[j]).concat(step && isNum(step.intensity) ? [step.intensity] : []);
   const xmin = Math.min(...xs) / 2;
   const xmax = Math.max(...xs) * 2;
   const bw = R.bandwidth_gbps;

@@ -106,6 +106,7 @@ function buildOverview(sec, e) {
     det.append(h('ul', null, d.warnings.map(w => h('li', { text: w }))));
     page.append(det);
   }
+  if (d.transformer) page.append(transformerSection(d.transformer));
   page.append(h('h2', { text: 'Latency' }));
   const g1 = h('div', { class: 'grid2' });
   page.append(g1);
@@ -140,4 +141,29 @@ function buildOverview(sec, e) {
     page.append(h('details', { class: 'section', id: 'layer-gap' }, [h('summary', { text: 'Sum of layers vs measured GPU time' }), layerGap(gap)]));
   }
   void perf;
+}
+
+/**
+ * The transformer view: the blocks in one line, the step's bandwidth against the GPU's peak, the
+ * blocks table, latency per family and why the layer sum differs from the measured time.
+ * @param {TransformerJSON} t
+ */
+function transformerSection(t) {
+  const box = h('section', { class: 'section', id: 'transformer' });
+  box.append(h('h2', { text: 'Transformer blocks' }));
+  box.append(h('p', { id: 'transformer-text', text: t.text }));
+  if (t.bandwidth) {
+    const b = t.bandwidth;
+    box.append(h('p', { class: 'big-line', id: 'decode-bandwidth', text: b.line }));
+    box.append(h('p', { class: 'note', text: `Bytes per ${b.stage === 'decode' ? 'step' : 'run'}: weights ${fmtBytes(b.weights_bytes)} + KV cache ${fmtBytes(b.kv_cache_bytes)} + activations ${fmtBytes(b.activation_bytes)}; time: ${b.time_source}.` }));
+  }
+  box.append(h('div', { class: 'scroll-box', id: 'transformer-blocks' }, frameTable(t.blocks)));
+  box.append(h('h3', { text: 'Latency by family' }));
+  box.append(h('div', { class: 'scroll-box', id: 'transformer-families' }, frameTable(t.families)));
+  const why = Array.isArray(t.gap.explanation) ? t.gap.explanation : [];
+  if (why.length) {
+    box.append(h('h3', { text: 'Sum of layers vs measured GPU time' }));
+    box.append(h('ul', { class: 'tight explanation', id: 'transformer-gap' }, why.map(w => h('li', { text: String(w) }))));
+  }
+  return box;
 }

@@ -26,6 +26,7 @@ function buildCharts(sec, e) {
   page.append(h('h2', { text: 'Convolution and GEMM efficiency' }));
   const R = d.roofline;
   page.append(h('p', { class: 'note', text: R.gpu ? `Peaks of ${R.gpu} (${R.source}).` : `No peaks: ${R.source}. Points show achieved throughput only.` }));
+  if (R.step) page.append(h('p', { class: 'note', id: 'roofline-step', text: `The whole ${R.step.stage === 'decode' ? 'decode step' : 'run'} (a star on the roofline): ${R.step.line}.` }));
   const g3 = h('div', { class: 'grid2' });
   page.append(g3);
   chartCard(g3, 'Roofline', () => rooflineFigure(e), { id: 'roofline', tall: true, onClick: pickLayer(e.k), none: 'No layer with a compute model and a latency.' });

@@ -10,6 +10,7 @@ function buildCompare(sec) {
   page.append(plainTable(['', 'label', 'engine', 'path'], engines.map(e => [e.d.letter, e.label(), e.d.name, e.d.path])));
   page.append(h('h2', { text: 'Summary' }));
   page.append(h('div', { class: 'scroll-box' }, frameTable(C.summary)));
+  if (C.stages) page.append(stagesSection(C.stages));
   const g = h('div', { class: 'grid2' });
   page.append(h('h2', { text: 'Overview' }), g);
   for (const key of Object.keys(C.figures)) pyFigure(g, C.figures[key]);
@@ -99,4 +100,61 @@ function buildCompare(sec) {
     });
     new VirtualTable(obox, { columns: ocols }).setItems([...O.rows.keys()]);
   }
+  buildOnnxOps(page, C);
+}
+
+// ONNX operators paired across exports whose node names differ (FP16 vs Q/DQ): an unpaired
+// operator has no delta or speedup ("–", never 0).
+function buildOnnxOps(page, C) {
+  const P = C.onnx_ops;
+  const first = C.names[0], last = C.names[C.names.length - 1];
+  page.append(h('h2', { text: `ONNX operators across exports (${last} vs ${first})` }));
+  page.append(h('p', { class: 'note', text: 'Operators paired by name, inside aligned layers, then in graph order; a fused layer\u2019s time goes to its Conv/Gemm/MatMul (its Add/ReLU show 0 ms); speedup = first / last.' }));
+  page.append(h('div', { class: 'scroll-box' }, frameTable(C.onnx_op_types)));
+  if (!P.rows.length) return;
+  const bar = h('div', { class: 'toolbar' });
+  const search = h('input', { type: 'search', id: 'onnx-ops-search', placeholder: 'Search operators', 'aria-label': 'Search ONNX operators' });
+  const count = h('span', { class: 'count', id: 'onnx-ops-count' });
+  append(bar, [search, count]);
+  const box = h('div', { class: 'table-box short' });
+  box.append(bar);
+  page.append(box);
+  const ocols = P.columns.map((c, j) => {
+    const numeric = P.rows.every(r => r[j] == null || typeof r[j] === 'number');
+    const wide = /( node| layer|evidence)$/.test(c);
+    return { key: 'c' + j, label: c, width: wide ? 'minmax(160px, 2fr)' : '96px', min: wide ? '160px' : '96px', num: numeric,
+      value: i => P.rows[i][j], text: i => numeric ? (P.rows[i][j] == null ? MISSING : fmtNum(P.rows[i][j])) : fmtValue(P.rows[i][j]),
+      title: wide ? i => String(P.rows[i][j] ?? '') : null };
+  });
+  const table = new VirtualTable(box, { columns: ocols });
+  table.body.id = 'onnx-ops-table';
+  const apply = () => {
+    const q = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const items = [...P.rows.keys()].filter(i => !q.length || q.every(t => P.rows[i].join('\n').toLowerCase().includes(t)));
+    table.setItems(items);
+    count.textContent = `${INT.format(items.length)} of ${INT.format(P.rows.length)} operators`;
+  };
+  search.addEventListener('input', apply);
+  apply();
+}
+
+/**
+ * Transformer engines side by side (the prefill and decode profiles of one LLM): each stage's
+ * shapes, blocks, time and bandwidth; latency per family; each stage's layer-sum gap explained.
+ * @param {{table: Frame, families: Frame, gaps: Object<string, any>[]}} S
+ */
+function stagesSection(S) {
+  const box = h('section', { class: 'section', id: 'stages' });
+  box.append(h('h2', { text: 'Stages (prefill vs decode)' }));
+  box.append(h('div', { class: 'scroll-box', id: 'stages-table' }, frameTable(S.table)));
+  box.append(h('h3', { text: 'Latency by family per stage (ms, % of the stage\'s layer sum)' }));
+  box.append(h('div', { class: 'scroll-box', id: 'stages-families' }, frameTable(S.families)));
+  box.append(h('h3', { text: 'Sum of layers vs measured GPU time, per stage' }));
+  const list = h('dl', { class: 'kv', id: 'stages-gaps' });
+  for (const g of S.gaps) {
+    const why = Array.isArray(g.explanation) ? g.explanation.join('; ') : '';
+    list.append(h('dt', { text: String(g.engine) }), h('dd', { text: why || MISSING }));
+  }
+  box.append(list);
+  return box;
 }
