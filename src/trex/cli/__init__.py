@@ -6,6 +6,8 @@ Bad input prints one line naming the file and the problem and exits with status 
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
 import signal
 import sys
 import warnings
@@ -17,7 +19,7 @@ from ..errors import TrexError, TrexWarning, cap_line
 from ..outputs import new_run
 from ..process.signals import Terminated, terminate_on_signals
 from ..safety import terminal_text
-from . import compare, draw, lint, process, report, routes, summary, tactics, timeline
+from . import compare, draw, engine_args, lint, process, report, routes, summary, tactics, timeline
 
 SUBTOOLS = (summary, compare, draw, lint, tactics, timeline, process, routes, report)
 
@@ -66,3 +68,25 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def console() -> int:
+    """The ``trex`` console script: :func:`main`, then, when engines were loaded, the process ends
+    without freeing them object by object (0.4 s for 200,000 layers; what ``mypy`` does too).
+    Exit handlers still run first, so temporary folders (extracted archives) are removed."""
+    engine_args.KEPT_FOR_EXIT = []
+    try:
+        code = main()
+    except SystemExit as exc:  # argparse's --help and usage errors
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+    if not engine_args.KEPT_FOR_EXIT:
+        return code
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: what was written has gone as far as it can
+            pass
+    atexit._run_exitfuncs()
+    os._exit(code)

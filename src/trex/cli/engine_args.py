@@ -39,6 +39,11 @@ PJ_FLAGS = ("--profiling-json", "--profiling_json", "-pj")  # TREx's spelling ke
 Labels = Literal["name", "path"]
 
 
+# The engines the ``trex`` console script keeps until its process ends (:func:`trex.cli.console`),
+# so that they are not freed object by object first (0.4 s for 200,000 layers); None in-process.
+KEPT_FOR_EXIT: list[Engines] | None = None
+
+
 @dataclass
 class Engines:
     """What :meth:`EngineArgs.load` gives: the plans, the path each was loaded from (after folder
@@ -163,6 +168,8 @@ class EngineArgs:
         if len(loaded.plans) < self.min_engines:
             raise InputError(None, self.too_few)
         loaded.labels = self.labels(loaded.paths, loaded.plans, getattr(args, "names", None))
+        if KEPT_FOR_EXIT is not None:
+            KEPT_FOR_EXIT.append(loaded)
         return loaded
 
     def load_path(self, path: str | Path, args: argparse.Namespace,
