@@ -85,9 +85,13 @@ def slowest_layers(plan: EnginePlan, n: int = 10) -> pd.DataFrame:
     avg = np.asarray(plan.column("latency.avg_time"), dtype="float64")
     if not len(avg) or np.isnan(avg).all():
         return pd.DataFrame(columns=cols)
-    df = pd.DataFrame({c: plan.column(c) for c in cols})
-    return df.dropna(subset=["latency.avg_time"]).nlargest(n, "latency.avg_time") \
-        .reset_index(drop=True)
+    # the n largest (ties in engine order, NaN never), then a frame of those rows only
+    timed = np.flatnonzero(~np.isnan(avg))
+    top = timed[np.argsort(-avg[timed], kind="stable")[:max(n, 0)]].tolist()
+    columns = {c: plan.column(c) for c in cols}
+    if not top:  # an empty frame with the columns' own types
+        return pd.DataFrame(columns).iloc[:0]
+    return pd.DataFrame({c: [values[i] for i in top] for c, values in columns.items()})
 
 
 def tactic_summary(

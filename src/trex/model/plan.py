@@ -167,6 +167,7 @@ class EnginePlan(LayerGraph):
             LayerLatency.unknown(len(self.rows))
         self._df: pd.DataFrame | None = None  # made from the columns when first asked for
         self._size_columns: dict[str, np.ndarray] = {}  # plan.column's byte columns, made once
+        self._math_precisions: list[str | None] | None = None
         self.timings = self._read_timings(inputs.timings, profile_run, cache)
         self._read_metadata(inputs, cache)
         self._read_measurement(inputs)
@@ -411,9 +412,12 @@ class EnginePlan(LayerGraph):
         if name == "math_precision":
             if self._df is not None:
                 return self._df["math_precision"].tolist()
-            precisions = table.precisions
-            return [math_precision(table.tactic_names[i], table.subtypes[i], precisions[i])
+            if self._math_precisions is None:  # made once: the summary reads it twice
+                precisions = table.precisions
+                self._math_precisions = [
+                    math_precision(table.tactic_names[i], table.subtypes[i], precisions[i])
                     for i in rows]
+            return list(self._math_precisions)  # the caller may change its list
         if name in SIZE_COLUMNS:
             found = self._size_columns.get(name)
             if found is None:
