@@ -156,14 +156,17 @@ def _summary_for_text(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _onnx_note(missing: list[str], names: list[str]) -> str:
+def _onnx_note(missing: list[str], names: list[str], ops_shown: bool) -> str:
     if not missing:
         return ""
+    other = ("the ONNX operators above are paired from the layers' fused names instead" if ops_shown
+             else "--onnx-ops pairs them operator by operator from the layers' fused names")
     if len(missing) == len(names):
-        return ("no engine lists ONNX node names: per-node comparison needs layer Metadata "
-                "(TensorRT 8.6+ with --profilingVerbosity=detailed)")
+        return ("no engine lists ONNX node names in its layers' Metadata (TensorRT 8.6+ with "
+                f"--profilingVerbosity=detailed), which the per-node table needs; {other}")
     return (f"{', '.join(missing)}: no ONNX node names in the layers (Metadata needs TensorRT "
             "8.6+ with --profilingVerbosity=detailed); their columns are empty")
+
 
 def _engines_table(labels: list[str], paths: list[str], plans: list[EnginePlan],
                    letters: bool = True) -> pd.DataFrame:
@@ -259,7 +262,7 @@ def run(args: argparse.Namespace) -> int:
             report["gate"] = views.check_regression(plans, args.fail_if_slower, args.metric, labels)
     gate = report["gate"]
     out = stdout_for(args.format)
-    note = _onnx_note(report["onnx_without_metadata"], names)
+    note = _onnx_note(report["onnx_without_metadata"], names, "onnx_ops" in report)
 
     if args.format == "json":
         data = {
