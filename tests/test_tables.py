@@ -98,3 +98,16 @@ def test_quantities_print_alike_in_summary_compare_and_lint(engines, capsys):
         assert not re.search(r"\d…\d", out)  # no number cut in two anywhere
         assert not re.search(r"(?<![\d.,])\d{5,}(?![\d.,])", out), \
             re.search(r".{20}(?<![\d.,])\d{5,}(?![\d.,]).{20}", out)  # bytes are grouped
+
+
+def test_long_tensor_lists_are_cut_between_tensors():
+    from trex.text_forms import items_text
+
+    items = [f"t{i}: [1, {i}, 2048, 128]xBF16 NCHW" for i in range(40)]
+    text = items_text(items, 300)
+    assert len(text) <= 300 and text.endswith(" more)")
+    head, tail = text.rsplit(", … (+", 1)
+    shown = next(k for k in range(1, len(items)) if ", ".join(items[:k]) == head)  # whole tensors
+    assert int(tail.split(" ")[0]) == len(items) - shown
+    assert items_text(items[:3], 300) == ", ".join(items[:3])  # short lists whole
+    assert items_text(["x" * 400], 300) == "x" * 400  # one item: the table's own cut applies

@@ -78,6 +78,23 @@ def _split_cost(text: str, p: int) -> float:
     return 0.0
 
 
+def items_text(items: list[str], width: int) -> str:
+    """``items`` joined by ", " in at most about ``width`` characters, cut between items (never in
+    the middle of one, such as a tensor's shape) with how many were left out."""
+    text = ", ".join(items)
+    if len(text) <= width or len(items) < 2:
+        return text
+    kept: list[str] = []
+    used = 0
+    for item in items:
+        more = f", … (+{len(items) - len(kept)} more)"
+        if kept and used + 2 + len(item) + len(more) > width:
+            break
+        kept.append(item)
+        used += len(item) + (2 if used else 0)
+    return ", ".join(kept) + f", … (+{len(items) - len(kept)} more)"
+
+
 def cut_text(text: str, width: int, keep: tuple[int, int] | None = None) -> str:
     """``text`` in at most ``width`` characters: one span replaced by "…", never inside a number.
 

@@ -8,12 +8,15 @@ from typing import Any
 import pandas as pd
 
 from .. import summary as views
+from ..model.facts import engine_facts
 from ..model.plan import EnginePlan
 from ..safety import terminal_text
+from ..text_forms import items_text
 from . import markdown, numbers
 from .engine_args import EngineArgs
 from .output import (
     FORMATS,
+    MAX_VALUE_CHARS,
     add_format_options,
     csv_options,
     csv_text,
@@ -71,7 +74,12 @@ def run(args: argparse.Namespace) -> int:
                 out.write(f"# {terminal_text(label)}: {title}\n{csv_text(df, **csv_options(args))}")
             continue
         out.write(f"== {terminal_text(label)} ==\n")
-        out.write(kv_table(views.headline_rows(plan)) + "\n")
+        rows = views.headline_rows(plan)
+        facts = engine_facts(plan)
+        for key, tensors in (("Inputs", facts.inputs), ("Outputs", facts.outputs)):
+            if tensors:  # long lists cut between tensors, not inside one (-f json has them all)
+                rows[key] = items_text(tensors, MAX_VALUE_CHARS)
+        out.write(kv_table(rows) + "\n")
         for title, section in (("Device", views.device_rows(plan)),
                                ("Builder configuration", plan.builder_cfg),
                                ("Performance summary (trtexec)", views.performance_rows(plan))):
