@@ -48,8 +48,9 @@ package-check: setup
 	$(BIN)/twine check --strict dist/*
 	$(BIN)/python .ci/wheel_check.py dist examples/a100-resnet18-qat
 
-# The core must also work on pandas 2.x: run the suite there too, without the slow fuzzing and the
-# fresh-clone installs (their venvs get the newest pandas whichever venv runs them).
+# The core must also work on pandas 2.x: run the suite there too, without the tests marked slow
+# (fuzzing, time and memory bounds, notebook runs: the main run has them) and the fresh-clone
+# installs (their venvs get the newest pandas whichever venv runs them).
 test-pandas2:
 	test -x .venv-pandas2/bin/python || $(PYTHON) -m venv .venv-pandas2
 	.venv-pandas2/bin/python -m pip install --quiet "pandas>=2,<3" numpy msgspec pytest hypothesis plotly graphviz onnx \
@@ -57,8 +58,8 @@ test-pandas2:
 		pyyaml markdown-it-py "mkdocs==1.6.1" "mkdocs-material==9.8.2" "mkdocstrings==1.0.8" "mkdocstrings-python==2.0.11" \
 		"griffelib==2.4.1"
 	.venv-pandas2/bin/python -m pip install --quiet --no-deps -e .
-	.venv-pandas2/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/test_fuzz_readers.py \
-		--ignore=tests/test_fresh_clone.py
+	.venv-pandas2/bin/python -m pytest -q -p no:cacheprovider -m "not slow" \
+		--ignore=tests/test_fuzz_readers.py --ignore=tests/test_fresh_clone.py
 
 notebooks: setup  ## every notebook 10 times in a row with a stock `jupyter nbconvert --execute`
 	$(BIN)/python notebooks/run_all.py --repeat 10
