@@ -389,3 +389,14 @@ def test_blocks_by_structure_when_names_give_no_block_index(decoders, tmp_path):
     assert [b.positions for b in view.blocks] == [b.positions for b in by_metadata.blocks]
     assert [(b.fused, b.rope.kind, b.kv_cache.kind, b.norms) for b in view.blocks] == \
         [(1, "dedicated", "dedicated", 2)] * 2
+
+
+def test_bandwidth_line_is_one_value_in_summary_report_and_compare(decoders, capsys):
+    folder = decoders["fused-decode"]
+    assert main(["summary", str(folder), "--profile-id", "1", "-f", "json"]) == 0
+    summary_line = json.loads(capsys.readouterr().out)[0]["transformer"]["bandwidth"]["line"]
+    payload, _ = report_payload([_load(folder, 1)], ["decode"])
+    assert payload["engines"][0]["transformer"]["bandwidth"]["line"] == summary_line
+    assert main(["compare", str(folder), "--profiles", "-f", "json"]) == 0
+    stages = json.loads(capsys.readouterr().out)["stages"]
+    assert summary_line in json.dumps(stages, ensure_ascii=False)
