@@ -194,17 +194,16 @@ def _conv_geometry_cost(prefix: str, x_shape: tuple[int, ...], y_shape: tuple[in
 
 def deconv_cost(layer: Layer) -> Cost | None:
     """Deconvolution: every input pixel meets K/G*R*S weights per input channel of its group."""
-    raw = layer.attributes
     if not layer.inputs:
         return None
     x = _dims(layer.inputs[0].shape)
-    kernel = _ints(raw.get("Kernel"))
+    kernel = _ints(layer.attribute("Kernel"))
     if kernel is None or len(x) < len(kernel) + 2:
         return None
     nsp = len(kernel)
-    groups = _int(raw.get("Groups")) or 1
+    groups = _int(layer.attribute("Groups")) or 1
     y = _dims(layer.outputs[0].shape) if layer.outputs else []
-    k_out = _int(raw.get("OutMaps")) or (y[len(y) - nsp - 1] if len(y) > nsp else None)
+    k_out = _int(layer.attribute("OutMaps")) or (y[len(y) - nsp - 1] if len(y) > nsp else None)
     if k_out is None:
         return None
     batch = math.prod(x[: len(x) - nsp - 1]) if len(x) > nsp + 1 else 1
@@ -224,10 +223,9 @@ def gemm_cost(layer: Layer) -> Cost | None:
     a = _dims(layer.inputs[0].shape)
     if not y or not a:
         return None
-    raw = layer.attributes
     if layer.type == "FullyConnected":
         m = y[0]
-        n = _int(raw.get("OutMaps")) or (y[1] if len(y) > 1 else 1)
+        n = _int(layer.attribute("OutMaps")) or (y[1] if len(y) > 1 else 1)
         k = max(layer.weights_cnt // n, 1) if layer.weights_cnt else math.prod(a[1:])
     else:
         n = y[-1]
@@ -339,6 +337,28 @@ def layer_cost(layer: Layer) -> Cost:
     if cost.bytes_in + cost.bytes_out + cost.bytes_weights > _INT64_MAX:
         cost.bytes_in = cost.bytes_out = cost.bytes_weights = _INT64_MAX // 3
     return cost
+
+
+def attribute_keys(kind: str, subtype: str) -> tuple[str, ...]:
+    """The attributes :func:`layer_cost` reads of a layer of this ``type`` and ``subtype`` (the
+    dispatch of :func:`_formula_cost`): with the tensors and weights, all a cost depends on."""
+    if kind == "Convolution":
+        return _CONV_KEYS
+    if kind == "Deconvolution":
+        return ("Kernel", "Groups", "OutMaps")
+    if kind == "ConvActPool":
+        return (*("Conv" + key for key in _CONV_KEYS), "PoolingWindowSize")
+    if kind in GEMM_TYPES or subtype in GEMM_TYPES:
+        return ("OutMaps",)
+    if kind in POOL_TYPES:
+        return ("WindowSize",)
+    if kind in ELEMENTWISE_OPS:
+        return ("NbOperations",)
+    if kind == "MoE":
+        return ("NumExperts", "TopK")
+    if kind == "DistCollective":
+        return ("CollectiveOperation", "Ranks", "WorldSize")
+    return ()
 
 
 def _formula_cost(layer: Layer) -> Cost | None:

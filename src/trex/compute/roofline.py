@@ -21,6 +21,7 @@ from ..model.layer import Layer
 from ..model.plan import EnginePlan
 from .costs import layer_cost
 from .gpus import GpuPeaks, device_peaks
+from .plan_costs import plan_costs
 
 COMPUTE_COLUMNS = ["Name", "type", "precision", "model", "macs", "flops", "M", "N", "K", "bytes_in",
                    "bytes_out", "bytes_weights", "bytes", "arithmetic_intensity", "latency_ms",
@@ -36,22 +37,35 @@ def layer_compute(plan: EnginePlan) -> pd.DataFrame:
     """One row per layer of ``plan.df``: MACs, FLOPs, GEMM M/N/K, bytes, intensity, TFLOP/s, GB/s.
 
     FLOPs count a multiply-add as two operations; intensity is FLOP per byte moved."""
-    costs = [layer_cost(layer) for layer in plan.layers]
     nan = math.nan
-    df = pd.DataFrame({
-        "Name": [layer.name for layer in plan.layers],
-        "type": [layer.type for layer in plan.layers],
-        "precision": [layer.precision for layer in plan.layers],
-        "model": [c.model for c in costs],
-        "macs": pd.array([c.macs for c in costs], dtype="Int64"),
-        "flops": np.array([nan if c.flops is None else c.flops for c in costs], dtype="float64"),
-        "M": pd.array([c.m for c in costs], dtype="Int64"),
-        "N": pd.array([c.n for c in costs], dtype="Int64"),
-        "K": pd.array([c.k for c in costs], dtype="Int64"),
-        "bytes_in": np.array([c.bytes_in for c in costs], dtype="int64"),
-        "bytes_out": np.array([c.bytes_out for c in costs], dtype="int64"),
-        "bytes_weights": np.array([c.bytes_weights for c in costs], dtype="int64"),
-    }, columns=COMPUTE_COLUMNS[:12])
+    if isinstance(plan, EnginePlan):  # from the plan's columns, each geometry costed once
+        found = plan_costs(plan)
+        df = pd.DataFrame({
+            "Name": plan.column("Name"), "type": plan.column("type"),
+            "precision": plan.column("precision"), "model": found.column("model"),
+            "macs": found.ints("macs"), "flops": found.numbers("flops", "float64"),
+            "M": found.ints("m"), "N": found.ints("n"), "K": found.ints("k"),
+            "bytes_in": found.numbers("bytes_in", "int64"),
+            "bytes_out": found.numbers("bytes_out", "int64"),
+            "bytes_weights": found.numbers("bytes_weights", "int64"),
+        }, columns=COMPUTE_COLUMNS[:12])
+    else:  # a selection of layers
+        costs = [layer_cost(layer) for layer in plan.layers]
+        df = pd.DataFrame({
+            "Name": [layer.name for layer in plan.layers],
+            "type": [layer.type for layer in plan.layers],
+            "precision": [layer.precision for layer in plan.layers],
+            "model": [c.model for c in costs],
+            "macs": pd.array([c.macs for c in costs], dtype="Int64"),
+            "flops": np.array([nan if c.flops is None else c.flops for c in costs],
+                              dtype="float64"),
+            "M": pd.array([c.m for c in costs], dtype="Int64"),
+            "N": pd.array([c.n for c in costs], dtype="Int64"),
+            "K": pd.array([c.k for c in costs], dtype="Int64"),
+            "bytes_in": np.array([c.bytes_in for c in costs], dtype="int64"),
+            "bytes_out": np.array([c.bytes_out for c in costs], dtype="int64"),
+            "bytes_weights": np.array([c.bytes_weights for c in costs], dtype="int64"),
+        }, columns=COMPUTE_COLUMNS[:12])
     df["bytes"] = df["bytes_in"] + df["bytes_out"] + df["bytes_weights"]
     total = df["bytes"].to_numpy(dtype="float64")
     flops = df["flops"].to_numpy()
@@ -80,14 +94,25 @@ def roofline(plan: EnginePlan, gpu: str | None = None) -> pd.DataFrame:
     Memory bound: intensity below the ridge point (peak compute / bandwidth)."""
     df = layer_compute(plan)
     peaks = plan_peaks(plan, gpu)
-    maths = [layer.math_precision for layer in plan.layers]
+    if isinstance(plan, EnginePlan):  # the Layers' math_precision, None where unknown (the
+        precisions = plan.column("precision")  # df's column has NaN there)
+        maths = [m if type(m) is str else None for m in plan.column("math_precision")]
+    else:
+        precisions = [layer.precision for layer in plan.layers]
+        maths = [layer.math_precision for layer in plan.layers]
     df["math"] = maths
     if peaks is None:
         peak = np.full(len(df), math.nan)
         bandwidth = math.nan
         df["roof"] = None
     else:
-        roofs = [peaks.roof(layer.precision, m) for layer, m in zip(plan.layers, maths)]
+        memo: dict[tuple[Any, Any], tuple[str, float | None]] = {}  # a few (precision, math)
+        roofs = []
+        for precision, m in zip(precisions, maths):
+            found = memo.get((precision, m))
+            if found is None:
+                found = memo[(precision, m)] = peaks.roof(precision, m)
+            roofs.append(found)
         df["roof"] = [name for name, _ in roofs]
         peak = np.array([math.nan if v is None else v for _, v in roofs], dtype="float64")
         bandwidth = peaks.bandwidth_gbs or math.nan

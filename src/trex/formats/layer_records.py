@@ -62,6 +62,19 @@ class WeightsRecord(msgspec.Struct, gc=False, rename={"type": "Type", "count": "
     count: Any = msgspec.UNSET
 
 
+# Layer attributes the records hold typed (exported key -> LayerRecord field): the convolution
+# geometry, ConvActPool's, pooling windows and the LLM layers' counts the compute model and the
+# linters read for every layer (the raw dict of a layer is decoded only when asked for).
+ATTRIBUTE_FIELDS = {
+    "Kernel": "kernel", "Groups": "groups", "OutMaps": "out_maps", "Stride": "stride",
+    "Dilation": "dilation", "PrePadding": "pre_padding", "PostPadding": "post_padding",
+    "ConvKernel": "conv_kernel", "ConvGroups": "conv_groups", "ConvOutMaps": "conv_out_maps",
+    "ConvStride": "conv_stride", "ConvDilation": "conv_dilation",
+    "ConvPrePadding": "conv_pre_padding", "ConvPostPadding": "conv_post_padding",
+    "PoolingWindowSize": "pooling_window_size", "WindowSize": "window_size",
+    "NbOperations": "nb_operations", "NumExperts": "num_experts", "TopK": "top_k",
+    "CollectiveOperation": "collective_operation", "Ranks": "ranks", "WorldSize": "world_size"}
+
 # The typed {Type, Count} fields of a LayerRecord: (field, JSON key, bias or not).
 WEIGHT_FIELDS = (("weights", "Weights", False), ("bias", "Bias", True),
                  ("conv_weights", "ConvWeights", False), ("conv_bias", "ConvBias", True),
@@ -75,7 +88,8 @@ class LayerRecord(msgspec.Struct, gc=False, rename={
         "origin": "Origin", "parameter_sub_type": "ParameterSubType", "activation": "Activation",
         "padding_mode": "PaddingMode", "pooling_type": "PoolingType", "weights": "Weights",
         "bias": "Bias", "conv_weights": "ConvWeights",
-        "conv_bias": "ConvBias", "scale": "Scale", "shift": "Shift", "power": "Power"}):
+        "conv_bias": "ConvBias", "scale": "Scale", "shift": "Shift", "power": "Power",
+        **{field: key for key, field in ATTRIBUTE_FIELDS.items()}}):
     """One engine layer: what the model needs of it, typed (the rest stays in its raw dict)."""
 
     name: str
@@ -102,6 +116,30 @@ class LayerRecord(msgspec.Struct, gc=False, rename={
     shift: WeightsRecord | None = None
     power: WeightsRecord | None = None
     extra_weights: bool = False  # set by the reader: {Type, Count} attributes beyond WEIGHT_KEYS
+    # The attributes the compute model and the linters read (ATTRIBUTE_FIELDS), as exported: any
+    # JSON value (UNSET: absent), so that no file leaves the typed path for them
+    kernel: Any = msgspec.UNSET
+    groups: Any = msgspec.UNSET
+    out_maps: Any = msgspec.UNSET
+    stride: Any = msgspec.UNSET
+    dilation: Any = msgspec.UNSET
+    pre_padding: Any = msgspec.UNSET
+    post_padding: Any = msgspec.UNSET
+    conv_kernel: Any = msgspec.UNSET
+    conv_groups: Any = msgspec.UNSET
+    conv_out_maps: Any = msgspec.UNSET
+    conv_stride: Any = msgspec.UNSET
+    conv_dilation: Any = msgspec.UNSET
+    conv_pre_padding: Any = msgspec.UNSET
+    conv_post_padding: Any = msgspec.UNSET
+    pooling_window_size: Any = msgspec.UNSET
+    window_size: Any = msgspec.UNSET
+    nb_operations: Any = msgspec.UNSET
+    num_experts: Any = msgspec.UNSET
+    top_k: Any = msgspec.UNSET
+    collective_operation: Any = msgspec.UNSET
+    ranks: Any = msgspec.UNSET
+    world_size: Any = msgspec.UNSET
 
 class _Document(msgspec.Struct, rename={"io": "I/O Tensors"}):
     Layers: list[LayerRecord] | None = None

@@ -10,6 +10,7 @@ import math
 from functools import lru_cache
 from typing import Any
 
+from ..formats.layer_records import ATTRIBUTE_FIELDS
 from .table import (
     DLA_SUFFIXES,
     INT64_MAX,
@@ -149,6 +150,9 @@ class Layer:
 
     def attribute(self, key: str, default: Any = None) -> Any:
         """One attribute of the layer as exported (``Kernel``, ``Stride``, ``Groups``, ...)."""
+        source = self._raw
+        if type(source) is tuple and key in ATTRIBUTE_FIELDS:  # typed: no raw dict decoded
+            return source[0].attribute(source[1], key, default)
         return self._fields().get(key, default) if key not in _CONSUMED else default
 
     def _fields(self) -> dict[str, Any]:

@@ -12,14 +12,15 @@ asked for.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property, lru_cache
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 from msgspec import UNSET
 
-from ..formats.layer_records import LayerRecord, TensorUses, typed_weights
+from ..formats.layer_records import ATTRIBUTE_FIELDS, LayerRecord, TensorUses, typed_weights
 from ..formats.tensor_format import TensorFormat, dtype_bytes
 from .profiles import profile_of_name, strip_profile
 from .tensors import Activation, format_and_size
@@ -285,6 +286,46 @@ class LayerTable:
             return [self.activation(u).raw for u in span]
         exported = self.raws[self.raw_index[i]]["Outputs" if output else "Inputs"]
         return list(exported[:len(span)])
+
+    def attribute(self, i: int, key: str, default: Any = None) -> Any:
+        """One attribute of row i as exported (``Kernel``, ``Groups``, ``OutMaps``, ...): those
+        the records hold typed (:data:`~trex.formats.layer_records.ATTRIBUTE_FIELDS`) without
+        decoding the layer's raw dict, the others from it."""
+        field = ATTRIBUTE_FIELDS.get(key)
+        if field is None:
+            return self.raws[self.raw_index[i]].get(key, default)
+        value = getattr(self._records[i], field)
+        return default if value is UNSET else value
+
+    def attribute_getter(self, keys: Sequence[str]) -> Callable[[LayerRecord], tuple[Any, ...]]:
+        """A function of a record (``records[i]``) giving its typed attributes ``keys`` as a
+        tuple (UNSET where absent)."""
+        getter = attrgetter(*[ATTRIBUTE_FIELDS[key] for key in keys])
+        if len(keys) == 1:
+            return lambda record: (getter(record),)
+        return getter
+
+    @property
+    def records(self) -> Sequence[LayerRecord]:
+        """The typed record of each row."""
+        return self._records
+
+    @property
+    def use_starts(self) -> list[int]:
+        """Where each row's uses start: row i's inputs are ``use_starts[2i]:use_starts[2i+1]``,
+        its outputs ``use_starts[2i+1]:use_starts[2i+2]``."""
+        return self._starts
+
+    @cached_property
+    def view_shape(self) -> np.ndarray:
+        """Per use, the (format, shape) id its Activation has: a binding NoOp's output use
+        (``alias``) shows its source's."""
+        shape = self.use_shape
+        if self.alias:
+            shape = shape.copy()
+            for use, source in self.alias.items():
+                shape[use] = self.use_shape[source]
+        return shape
 
     # ------------------------------------------------------------------ derived columns
     @cached_property
