@@ -13,6 +13,7 @@ import pandas as pd
 from ..kernels import KernelInfo, classify_tactic
 from ..model.layer import Layer
 from ..model.plan import EnginePlan
+from .rows import LintRows, lint_rows
 
 SEVERITIES = ("info", "warning", "error")
 ENGINE = "(engine)"  # the layer of findings about the whole engine
@@ -114,6 +115,24 @@ class Linter:
                 mitigation: str = "", help: str = "", **extra: Any) -> Finding:
         """A :class:`Finding` of this linter (``extra`` become its own columns)."""
         return Finding(layer, self.name, severity, hazard, evidence, mitigation, help, extra)
+
+    @cached_property
+    def facts(self) -> LintRows:
+        """The plan's per-layer facts, from its layer table (:mod:`trex.lint.rows`)."""
+        return lint_rows(self.plan)
+
+    def kernel_at(self, k: int) -> KernelInfo:
+        """:meth:`kernel` of layer k (``plan.layers[k]``)."""
+        facts = self.facts
+        return classify_tactic(facts.tactic_names[k], facts.subtypes[k])
+
+    def converts_engine_io_at(self, k: int) -> bool:
+        """:meth:`converts_engine_io` of layer k (``plan.layers[k]``)."""
+        inputs, outputs = self.engine_io
+        facts = self.facts
+        first = facts.first_input(k)
+        return (first is not None and facts.tensor_name(first) in inputs) or \
+            any(facts.tensor_name(u) in outputs for u in facts.outputs(k))
 
     @cached_property
     def engine_io(self) -> tuple[set[str], set[str]]:

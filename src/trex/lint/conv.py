@@ -8,9 +8,10 @@ that implement an ONNX Gemm/MatMul are left to the GEMM linter (``gemm-tensor-co
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import pandas as pd
 
-from ..model.layer import Layer
 from .base import Finding, Linter, findings_frame
 from .gemm import gemm_rows
 
@@ -21,109 +22,130 @@ _ALIGN_HELP = ("For best performance, the input and output channels of a Tensor 
                "convolution should be aligned to 8 (FP32/FP16) or 16 (INT8).")
 
 
-def _channels(layer: Layer) -> tuple[int | None, int | None]:
-    """(input channels C, output channels K): axis 1 of the input, OutMaps (else output axis 1)."""
-    c = k = None
-    if layer.inputs and len(layer.inputs[0].shape) >= 3:
-        c = int(layer.inputs[0].shape[1])
-    out_maps = layer.attribute("OutMaps")
-    if isinstance(out_maps, int) and out_maps > 0:
-        k = out_maps
-    elif layer.outputs and len(layer.outputs[0].shape) >= 2:
-        k = int(layer.outputs[0].shape[1])
-    return c, k
-
-
 class ConvLinter(Linter):
     """Convolution layer linter (TREx's three checks, each finding kept)."""
 
     name = "conv"
     description = "Convolutions: Tensor Core use, INT8 convs with float outputs, channel alignment"
 
-    def _convs(self) -> list[tuple[int, Layer]]:
-        return [(i, layer) for i, layer in enumerate(self.plan.layers) if layer.type == "Convolution"]
+    @cached_property
+    def _conv_rows(self) -> list[int]:
+        """The positions k of the Convolution layers."""
+        return [k for k, kind in enumerate(self.facts.types) if kind == "Convolution"]
 
-    def _extra(self, layer: Layer) -> dict[str, str]:
-        return {"tactic": layer.tactic, "subtype": layer.subtype}
+    def _extra_at(self, k: int) -> dict[str, str]:
+        facts = self.facts
+        return {"tactic": facts.tactic_names[k] or "TensorRT", "subtype": facts.subtypes[k]}
+
+    @cached_property
+    def _channels(self) -> dict[int, tuple[int | None, int | None]]:
+        """(input channels, output channels) of each convolution, by position k."""
+        return {k: self._channels_at(k) for k in self._conv_rows}
+
+    def _channels_at(self, k: int) -> tuple[int | None, int | None]:
+        """(input channels C, output channels K): axis 1 of the input, OutMaps (else output
+        axis 1)."""
+        facts = self.facts
+        c = out = None
+        first = facts.first_input(k)
+        if first is not None and facts.rank(first) >= 3:
+            c = int(facts.dim(first, 1))
+        out_maps = facts.attribute(k, "OutMaps")
+        if isinstance(out_maps, int) and out_maps > 0:
+            out = out_maps
+        else:
+            written = facts.first_output(k)
+            if written is not None and facts.rank(written) >= 2:
+                out = int(facts.dim(written, 1))
+        return c, out
 
     def tc_findings(self) -> list[Finding]:
         """Non-FP32 convolutions whose kernel runs on CUDA cores (warning) or whose kernel name
         does not say (info); GEMM-like convolutions are the GEMM linter's."""
         out = []
         gemm = gemm_rows(self.plan)
-        for i, conv in self._convs():
-            if conv.precision == "FP32" or gemm[i]:
+        facts = self.facts
+        names, precisions = facts.names, facts.precisions
+        channels = self._channels
+        for i in self._conv_rows:
+            if precisions[i] == "FP32" or gemm[i]:
                 continue
-            kernel = self.kernel(conv)
+            kernel = self.kernel_at(i)
             if kernel.tensor_cores:
                 continue
-            c, k = _channels(conv)
-            groups = conv.attribute("Groups") or 1
+            c, k = channels[i]
+            groups = facts.attribute(i, "Groups") or 1
             evidence = {"input_channels": c, "output_channels": k, "groups": groups,
                         "kernel": kernel.evidence, **self.layer_timing(i)}
             if kernel.tensor_cores is None:
                 out.append(self.finding(
-                    conv.name, "info", "Convolution's Tensor Core use is unknown.", evidence,
+                    names[i], "info", "Convolution's Tensor Core use is unknown.", evidence,
                     "Build with --profilingVerbosity=detailed (kernel names in TacticName) or "
                     "profile with Nsight Systems to see the kernel.", _TC_HELP,
-                    **self._extra(conv)))
+                    **self._extra_at(i)))
                 continue
             mitigation = ""
             depthwise = kernel.operation == "depthwise convolution" or (
                 isinstance(groups, int) and groups > 1 and c is not None and groups == c)
+            first = facts.first_input(i)
             if depthwise:
                 mitigation = ("Depthwise convolutions (one channel per group) have no Tensor "
                               "Core kernel, by design: this one is memory bound, so what helps is "
                               "fusing it with its neighbours and keeping its tensors in INT8/FP16.")
-            elif c is not None and len(conv.inputs[0].shape) == 4 and c < 32:
+            elif c is not None and first is not None and facts.rank(first) == 4 and c < 32:
                 mitigation = ("This Convolution has a small number of input channels so "
                               "acceleration may not be possible.")
             out.append(self.finding(
-                conv.name, "info" if depthwise else "warning", "Convolution is not accelerated.",
+                names[i], "info" if depthwise else "warning", "Convolution is not accelerated.",
                 evidence,
-                mitigation, _TC_HELP, **self._extra(conv)))
+                mitigation, _TC_HELP, **self._extra_at(i)))
         return out
 
     def mixed_precision_findings(self) -> list[Finding]:
         """INT8 convolutions whose output is not INT8."""
         out = []
-        for i, conv in self._convs():
-            if conv.precision != "INT8" or not conv.inputs or not conv.outputs:
+        facts = self.facts
+        for i in self._conv_rows:
+            first, written = facts.first_input(i), facts.first_output(i)
+            if facts.precisions[i] != "INT8" or first is None or written is None:
                 continue
-            if conv.inputs[0].precision != "INT8" or conv.outputs[0].precision == "INT8":
+            precision = facts.precision(written)
+            if facts.precision(first) != "INT8" or precision == "INT8":
                 continue
-            output = conv.outputs[0]
-            int8_bytes = output.size_bytes * 8 // int(output.tensor_format.bits or 8)
-            engine_output = output.name in self.engine_io[1]
+            size = facts.size_bytes(written)
+            int8_bytes = size * 8 // int(facts.bits(written) or 8)
+            engine_output = facts.tensor_name(written) in self.engine_io[1]
             out.append(self.finding(
-                conv.name, "info" if engine_output else "warning",
+                facts.names[i], "info" if engine_output else "warning",
                 "Quantized Convolution has float outputs.",
-                {"output_bytes": output.size_bytes, "output_bytes_if_int8": int8_bytes,
+                {"output_bytes": size, "output_bytes_if_int8": int8_bytes,
                  **self.layer_timing(i)},
                 ("Expected: the layer writes the engine's output binding, whose type is "
-                 f"{output.precision} (e.g. the logits of the last classifier)." if engine_output
+                 f"{precision} (e.g. the logits of the last classifier)." if engine_output
                  else "Consider adding quantization after the convolution."), _MIXED_HELP,
-                **self._extra(conv), **{"type conversion": f"INT8 -> {output.precision}"}))
+                **self._extra_at(i), **{"type conversion": f"INT8 -> {precision}"}))
         return out
 
     def alignment_findings(self) -> list[Finding]:
         """Convolutions whose input or output channels are not multiples of 8 (16 for INT8)."""
         out = []
-        for i, conv in self._convs():
-            c, k = _channels(conv)
+        facts = self.facts
+        channels = self._channels
+        for i in self._conv_rows:
+            c, k = channels[i]
             if c is None or k is None:
                 continue
-            align = 16 if conv.precision == "INT8" else 8
+            align = 16 if facts.precisions[i] == "INT8" else 8
             if c % align == 0 and k % align == 0:
                 continue
             pads = ", ".join(f"{d} {v} -> {-(-v // align) * align}"
                              for d, v in (("C", c), ("K", k)) if v % align)
             out.append(self.finding(
-                conv.name, "info", "Convolution channels are not optimally aligned.",
+                facts.names[i], "info", "Convolution channels are not optimally aligned.",
                 {"input_channels": c, "output_channels": k, "alignment": align,
                  "input_remainder": c % align, "output_remainder": k % align, **self.layer_timing(i)},
                 f"Consider changing the alignment of the convolution's channels (pad {pads}).",
-                _ALIGN_HELP, **self._extra(conv)))
+                _ALIGN_HELP, **self._extra_at(i)))
         return out
 
     def check(self) -> list[Finding]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..compute.costs import GEMM_TYPES, gemm_cost, layer_cost
+from ..compute.costs import GEMM_TYPES, gemm_cost
+from ..compute.plan_costs import RowLayer, plan_costs
 from ..kernels import uses_tensor_cores
 from ..model.layer import Layer
 from ..model.plan import EnginePlan
@@ -32,11 +33,15 @@ def gemm_rows(plan: EnginePlan) -> list[bool]:
     types (:func:`~trex.onnx_map.plan_onnx_ops`, guessed once per plan)."""
     if not isinstance(plan, EnginePlan):  # a selection of layers
         return [is_gemm_layer(layer) for layer in plan.layers]
-    types, subtypes = plan.layer_values("type"), plan.layer_values("subtype")
-    ops = plan_onnx_ops(plan)
-    return [kind in GEMM_TYPES or sub in GEMM_TYPES or (
-        kind == "Convolution" and ("Gemm" in (sub or "") or any(op in _GEMM_OPS for op in ops[i])))
-        for i, (kind, sub) in enumerate(zip(types, subtypes))]
+    found: list[bool] | None = plan.__dict__.get("_gemm_rows")  # two linters ask
+    if found is None:
+        types, subtypes = plan.layer_values("type"), plan.layer_values("subtype")
+        ops = plan_onnx_ops(plan)
+        found = plan.__dict__["_gemm_rows"] = [
+            kind in GEMM_TYPES or sub in GEMM_TYPES or (kind == "Convolution" and (
+                "Gemm" in (sub or "") or any(op in _GEMM_OPS for op in ops[i])))
+            for i, (kind, sub) in enumerate(zip(types, subtypes))]
+    return list(found)
 
 
 class GemmAlignmentLinter(Linter):
@@ -48,11 +53,13 @@ class GemmAlignmentLinter(Linter):
     def check(self) -> list[Finding]:
         """GEMM layers whose N or K is not a multiple of their precision's alignment."""
         out = []
-        for i, layer in enumerate(self.plan.layers):
-            if not (layer.type in GEMM_TYPES or layer.subtype in GEMM_TYPES):
+        facts = self.facts
+        for i, (kind, sub) in enumerate(zip(facts.types, facts.subtypes)):
+            if not (kind in GEMM_TYPES or sub in GEMM_TYPES):
                 continue
-            align = ALIGNMENT.get(layer.precision or "")
-            cost = gemm_cost(layer)
+            precision = facts.precisions[i]
+            align = ALIGNMENT.get(precision or "")
+            cost = gemm_cost(RowLayer(facts.table, facts.rows[i]))  # type: ignore[arg-type]
             if align is None or cost is None:
                 continue
             bad = {dim: value for dim, value in (("N", cost.n), ("K", cost.k)) if value % align}
@@ -60,13 +67,13 @@ class GemmAlignmentLinter(Linter):
                 continue
             pads = ", ".join(f"{d} {v} -> {-(-v // align) * align}" for d, v in bad.items())
             out.append(self.finding(
-                layer.name, "info", f"GEMM {' and '.join(bad)} not aligned to {align} "
-                                    f"({layer.precision}).",
+                facts.names[i], "info", f"GEMM {' and '.join(bad)} not aligned to {align} "
+                                        f"({precision}).",
                 {"M": cost.m, "N": cost.n, "K": cost.k, "alignment": align, **self.layer_timing(i)},
                 f"Pad the {'/'.join(bad)} dimension ({pads}) so that Tensor Core kernels qualify "
                 "without a padded copy.",
                 "Tensor Core GEMM kernels need the contiguous dimensions in multiples of 16 bytes.",
-                tactic=layer.tactic))
+                tactic=facts.tactic_names[i] or "TensorRT"))
         return out
 
 
@@ -80,15 +87,16 @@ class TensorCoreGemmLinter(Linter):
         """Reduced-precision GEMMs whose kernel name says it runs on CUDA cores."""
         out = []
         gemm = gemm_rows(self.plan)
-        for i, layer in enumerate(self.plan.layers):
-            level = rank(layer.precision)
+        facts = self.facts
+        for i, precision in enumerate(facts.precisions):
+            level = rank(precision)
             if level is None or level > 1 or not gemm[i]:
                 continue
-            tactic = layer.tactic_name or ""
-            kernel = self.kernel(layer)
+            tactic = facts.tactic_names[i] or ""
+            kernel = self.kernel_at(i)
             if kernel.tensor_cores is not False:
                 continue
-            cost = layer_cost(layer)
+            cost = plan_costs(self.plan).cost(i)
             m = cost.m or 0
             if m == 1:
                 mitigation = ("By design for M = 1: a matrix-vector product (GEMV) reads every "
@@ -99,11 +107,11 @@ class TensorCoreGemmLinter(Linter):
                 mitigation = ("Check the alignment of N and K and the allowed precisions; a Tensor "
                               "Core tactic should win for this shape.")
             out.append(self.finding(
-                layer.name, "info" if m == 1 else "warning", "GEMM runs without Tensor Cores.",
+                facts.names[i], "info" if m == 1 else "warning", "GEMM runs without Tensor Cores.",
                 {"M": cost.m, "N": cost.n, "K": cost.k, "bytes": cost.bytes, "kernel": kernel.evidence,
                  **self.layer_timing(i)},
                 mitigation,
                 "SIMT/GEMV kernels reach a fraction of the Tensor Core peak; large GEMMs in reduced "
                 "precision should use HMMA/IMMA kernels.",
-                tactic=tactic, subtype=layer.subtype))
+                tactic=tactic, subtype=facts.subtypes[i]))
         return out

@@ -29,26 +29,25 @@ class HotspotLinter(Linter):
         for position, i in enumerate(order, start=1):
             if pct[i] < self.threshold_pct:
                 break
-            layer = self.plan.layers[i]
-            if layer.type in ("DLACopy", "DLASync"):
-                out.append(self._dla_region(layer, float(lat[i]), float(pct[i]), position))
+            name, kind = self.facts.names[i], self.facts.types[i]
+            if kind in ("DLACopy", "DLASync"):
+                out.append(self._dla_region(name, kind, float(lat[i]), float(pct[i]), position))
                 continue
             out.append(self.finding(
-                layer.name, by_share(float(pct[i]), self.warning_pct),
+                name, by_share(float(pct[i]), self.warning_pct),
                 f"Layer takes {pct[i]:.1f} % of the engine's latency.",
                 {"latency_ms": r(lat[i]), "latency_pct": r(pct[i], 2), "rank": position},
                 "Optimise this layer first: its precision, tactic, shape alignment and fusion decide "
                 "a large part of the run time.",
                 "A few layers usually dominate; time spent elsewhere matters less.",
-                type=layer.type))
+                type=kind))
         return out
 
-
-    def _dla_region(self, layer, latency: float, pct: float, rank: int) -> Finding:
+    def _dla_region(self, name: str, kind: str, latency: float, pct: float, rank: int) -> Finding:
         """DLA engines report the DLA subgraph's run time on the copy back from the DLA's memory:
         the time is the DLA's, not a slow copy's."""
         return self.finding(
-            layer.name, "info",
+            name, "info",
             f"DLA region: {pct:.1f} % of the latency ran on the DLA (reported on this copy from "
             "its memory, which waits for the DLA).",
             {"latency_ms": r(latency), "latency_pct": r(pct, 2), "rank": rank},
@@ -56,7 +55,7 @@ class HotspotLinter(Linter):
             "GPU (--useDLACore, --allowGPUFallback, layer device types) and compare the engines.",
             "TensorRT's per-layer profile cannot see inside a DLA loadable: its time lands on the "
             "'from nvm' copy that waits for it.",
-            type=layer.type)
+            type=kind)
 
 
 class LaunchBoundLinter(Linter):
@@ -113,8 +112,9 @@ class ShapeCallLinter(Linter):
     def check(self) -> list[Finding]:
         """One finding when the engine has shape_call layers, dynamic tensors or several profiles."""
         plan = self.plan
-        idx = [i for i, layer in enumerate(plan.layers)
-               if layer.type == "shape_call" or "shape_call" in layer.name]
+        facts = self.facts
+        idx = [i for i, (kind, name) in enumerate(zip(facts.types, facts.names))
+               if kind == "shape_call" or "shape_call" in name]
         dynamic = plan.dynamic_tensor_uses  # a fact of the plan model
         profiles = len(plan.profiles)
         if not idx and not dynamic and profiles <= 1:
@@ -127,7 +127,7 @@ class ShapeCallLinter(Linter):
         if self.timed:
             evidence.update(shape_call_ms=r(ms), shape_call_pct=r(pct, 2))
         return [self.finding(
-            plan.layers[idx[0]].name if idx else ENGINE,
+            facts.names[idx[0]] if idx else ENGINE,
             "info" if math.isnan(pct) else by_share(pct, self.warning_pct),
             f"Dynamic shapes: {len(idx)} shape_call layer(s) compute shapes at run time.",
             evidence,

@@ -23,15 +23,15 @@ class MyelinLinter(Linter):
 
     def check(self) -> list[Finding]:
         """The Myelin share of the engine, then one finding per ForeignNode region."""
-        layers = self.plan.layers
+        names, types = self.facts.names, self.facts.types
         lat = self.latencies
         out: list[Finding] = []
-        idx = [i for i, layer in enumerate(layers) if layer.type != "DLA"  # a DLA loadable
-               and (layer.type in MYELIN_TYPES or _MYELIN_NAME_RE.search(layer.name))]
+        idx = [i for i, (kind, name) in enumerate(zip(types, names)) if kind != "DLA"  # a loadable
+               and (kind in MYELIN_TYPES or _MYELIN_NAME_RE.search(name))]
         if idx:
             ms = float(sum(lat[i] for i in idx if i < len(lat) and not math.isnan(lat[i])))
-            kgen = sum(layers[i].type == "kgen" or layers[i].name.startswith("__myl_") for i in idx)
-            evidence = {"myelin_layers": len(idx), "kgen_layers": kgen, "layers": len(layers)}
+            kgen = sum(types[i] == "kgen" or names[i].startswith("__myl_") for i in idx)
+            evidence = {"myelin_layers": len(idx), "kgen_layers": kgen, "layers": len(names)}
             if self.timed:
                 evidence.update(latency_ms=r(ms), latency_pct=r(self.share(ms), 2))
             out.append(self.finding(
@@ -47,13 +47,13 @@ class MyelinLinter(Linter):
 
     def _region_kernels(self, region: dict) -> list[int]:
         """The region's own layer, else the Myelin kernels next to its reformats (in layer order)."""
-        layers = self.plan.layers
+        names = self.facts.names
         if region["layer"] is not None:
             return [region["layer"]]
 
         def myelin(j: int) -> bool:
-            return 0 <= j < len(layers) and bool(_MYELIN_NAME_RE.search(layers[j].name)) and \
-                not layers[j].name.startswith("{ForeignNode")
+            return 0 <= j < len(names) and bool(_MYELIN_NAME_RE.search(names[j])) and \
+                not names[j].startswith("{ForeignNode")
 
         kernels: list[int] = []
         if region["in"]:
@@ -69,12 +69,12 @@ class MyelinLinter(Linter):
         return kernels
 
     def _foreign_nodes(self, lat) -> list[Finding]:
-        layers = self.plan.layers
+        names, types = self.facts.names, self.facts.types
         regions: dict[str, dict] = {}
-        for i, layer in enumerate(layers):
-            reformat = _REFORMAT_TO_RE.match(layer.name)
-            target = reformat.group(2) if reformat else layer.name
-            if layer.type == "DLA" or not _FOREIGN_RE.fullmatch(target):
+        for i, (name, kind) in enumerate(zip(names, types)):
+            reformat = _REFORMAT_TO_RE.match(name)
+            target = reformat.group(2) if reformat else name
+            if kind == "DLA" or not _FOREIGN_RE.fullmatch(target):
                 continue
             region = regions.setdefault(target, {"layer": None, "in": [], "out": []})
             if reformat:
@@ -93,7 +93,8 @@ class MyelinLinter(Linter):
             evidence = {"kernels": len(kernels), "reformats_in": len(region["in"]),
                         "reformats_out": len(region["out"])}
             if region["layer"] is not None:
-                nodes = layers[region["layer"]].onnx_nodes
+                table = self.facts.table
+                nodes = table.onnx_nodes[self.facts.rows[region["layer"]]]
                 if nodes:
                     evidence["onnx_nodes"] = len(nodes)
             costly = False
@@ -116,5 +117,5 @@ class MyelinLinter(Linter):
                 "A ForeignNode is a subgraph compiled by Myelin as a unit; TensorRT reports it as one "
                 "node with generated kernels.",
                 region=name, first_node=span[0], last_node=span[-1],
-                kernel_layers=" | ".join(layers[j].name for j in kernels)))
+                kernel_layers=" | ".join(names[j] for j in kernels)))
         return out

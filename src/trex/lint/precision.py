@@ -6,8 +6,7 @@ from __future__ import annotations
 import math
 
 from ..compute.costs import GEMM_TYPES, MOVE_TYPES
-from ..model.layer import Layer
-from .base import ENGINE, Finding, Linter, by_share, consumers, producers, r, rank
+from .base import ENGINE, Finding, Linter, by_share, r, rank
 
 _NOT_COMPUTE = set(MOVE_TYPES) | {"shape_call", "Constant", "Unknown", "NoOp", "signal", "wait"}
 
@@ -21,19 +20,20 @@ class PrecisionIslandLinter(Linter):
 
     def check(self) -> list[Finding]:
         """One finding per group of higher-precision layers surrounded by the engine's precision."""
-        layers = self.plan.layers
-        compute = [i for i, layer in enumerate(layers) if layer.type not in _NOT_COMPUTE
-                   and rank(layer.precision) is not None]
+        facts = self.facts
+        types, precisions, names = facts.types, facts.precisions, facts.names
+        compute = [i for i, kind in enumerate(types) if kind not in _NOT_COMPUTE
+                   and rank(precisions[i]) is not None]
         if not compute:
             return []
-        level = min(rank(layers[i].precision) for i in compute)
+        level = min(rank(precisions[i]) for i in compute)
         if level == 2:
             return []  # an FP32 engine has no islands
-        made_by = producers(layers)
-        read_by = consumers(layers)
-        high = {i for i in compute if rank(layers[i].precision) > level}
-        engine = "/".join(sorted({layers[i].precision for i in compute
-                                  if rank(layers[i].precision) == level}))
+        made_by = facts.producers
+        read_by = facts.consumers
+        high = {i for i in compute if rank(precisions[i]) > level}
+        engine = "/".join(sorted({precisions[i] for i in compute
+                                  if rank(precisions[i]) == level}))
 
         def through_moves(start: list[int], step) -> set[int]:
             """Compute layers reached from ``start`` by walking over data-movement layers."""
@@ -43,17 +43,17 @@ class PrecisionIslandLinter(Linter):
                 if j in seen:
                     continue
                 seen.add(j)
-                if layers[j].type in _NOT_COMPUTE:
+                if types[j] in _NOT_COMPUTE:
                     todo.extend(step(j))
                 else:
                     found.add(j)
             return found
 
         def ups(j: int) -> list[int]:
-            return [made_by[t.name] for t in layers[j].inputs if t.name in made_by]
+            return [made_by[t] for t in facts.input_names(j) if t in made_by]
 
         def downs(j: int) -> list[int]:
-            return [c for t in layers[j].outputs for c in read_by.get(t.name, [])]
+            return [c for t in facts.output_names(j) for c in read_by.get(t, [])]
 
         # Union the high-precision layers connected (directly or over reformats) into islands.
         parent = {i: i for i in high}
@@ -83,35 +83,35 @@ class PrecisionIslandLinter(Linter):
             inside = set(members)
             up = set().union(*(neighbours[i][0] for i in members)) - inside
             down = set().union(*(neighbours[i][1] for i in members)) - inside
-            if not any(rank(layers[j].precision) == level for j in up) or \
-                    not any(rank(layers[j].precision) == level for j in down):
+            if not any(rank(precisions[j]) == level for j in up) or \
+                    not any(rank(precisions[j]) == level for j in down):
                 continue  # at the engine's boundary, not an island
             ms = float(sum(lat[j] for j in members if j < len(lat) and not math.isnan(lat[j])))
             pct = self.share(ms)
-            precisions = sorted({layers[j].precision for j in members})
+            island = sorted({precisions[j] for j in members})
             evidence = {"layers": len(members)}
             if self.timed:
                 evidence.update(latency_ms=r(ms), latency_pct=r(pct, 2))
             out.append(self.finding(
-                layers[members[0]].name,
+                names[members[0]],
                 "warning" if math.isnan(pct) else by_share(pct, 0.0, self.error_pct),
-                f"{'/'.join(precisions)} island inside an engine running {engine}.",
+                f"{'/'.join(island)} island inside an engine running {engine}.",
                 evidence,
                 "Let these layers run in the engine's precision: add Q/DQ around them (INT8) or "
                 "check which layer precision constraint or unsupported op keeps them in "
-                f"{'/'.join(precisions)}; each island costs two conversions.",
+                f"{'/'.join(island)}; each island costs two conversions.",
                 "Islands of higher precision need reformats in and out and run slower kernels.",
-                island=" | ".join(layers[j].name for j in members),
-                precision="/".join(precisions), **{"engine precision": engine}))
+                island=" | ".join(names[j] for j in members),
+                precision="/".join(island), **{"engine precision": engine}))
         return out
 
 
 
 
-def _matrix_math(layer: Layer) -> bool:
-    """A convolution or GEMM: the layers whose math Tensor Cores can run."""
-    return layer.type in ("Convolution", "Deconvolution", "ConvActPool", *GEMM_TYPES) or \
-        layer.subtype in GEMM_TYPES
+def _matrix_kind(kind: str, subtype: str) -> bool:
+    """A convolution or GEMM (by type and subtype): the layers whose math Tensor Cores can run."""
+    return kind in ("Convolution", "Deconvolution", "ConvActPool", *GEMM_TYPES) or \
+        subtype in GEMM_TYPES
 
 
 class MathPrecisionLinter(Linter):
@@ -123,14 +123,17 @@ class MathPrecisionLinter(Linter):
 
     def check(self) -> list[Finding]:
         """One info finding when some FP32 layers run TF32, with the math of every FP32 layer."""
-        fp32 = [(i, layer) for i, layer in enumerate(self.plan.layers) if layer.precision == "FP32"
-                and layer.math_precision is not None and _matrix_math(layer)]
-        tf32 = [(i, layer) for i, layer in fp32 if layer.math_precision.startswith("TF32")]
+        facts = self.facts
+        maths = self.plan.column("math_precision")  # the df's has NaN where a Layer's is None
+        fp32 = [(i, m) for i, (precision, m) in enumerate(zip(facts.precisions, maths))
+                if precision == "FP32" and type(m) is str
+                and _matrix_kind(facts.types[i], facts.subtypes[i])]
+        tf32 = [(i, m) for i, m in fp32 if m.startswith("TF32")]
         if not tf32:
             return []
         counts: dict[str, int] = {}
-        for _, layer in fp32:
-            counts[layer.math_precision] = counts.get(layer.math_precision, 0) + 1
+        for _, m in fp32:
+            counts[m] = counts.get(m, 0) + 1
         ms = float(sum(self.latencies[i] for i, _ in tf32 if not math.isnan(self.latencies[i]))) \
             if self.timed else math.nan
         evidence: dict[str, object] = {"tf32_layers": len(tf32), "fp32_layers_with_math": len(fp32),
@@ -146,4 +149,4 @@ class MathPrecisionLinter(Linter):
             "--noTF32 where FP32 accuracy is required.",
             "TF32 keeps FP32's range with a 10-bit mantissa and runs on Tensor Cores at half the "
             "FP16 rate.",
-            layers=", ".join(layer.name for _, layer in tf32[:5]) + (", ..." if len(tf32) > 5 else ""))]
+            layers=", ".join(facts.names[i] for i, _ in tf32[:5]) + (", ..." if len(tf32) > 5 else ""))]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
-from ..model.layer import Layer
 from ..model.profiles import strip_profile
 from ..onnx_map import plan_onnx_nodes, plan_onnx_ops
 from .base import Finding, Linter
@@ -18,14 +17,14 @@ _HELP = ("Unfused Quantize/Dequantize nodes are wasteful and should be avoided. 
          "be necessary for quantizing inputs.")
 
 
-def _role(layer: Layer, ops: list[str]) -> str:
-    inp = layer.inputs[0].precision if layer.inputs else ""
-    out = layer.outputs[0].precision if layer.outputs else ""
+def _role_of(inp: str, out: str, kind: str, ops: list[str]) -> str:
+    """Quantize or Dequantize: a layer whose first input and output have these data types ("" for
+    none), of this type and these ONNX op types."""
     if out in _QUANTIZED and inp not in _QUANTIZED:
         return "Quantize"
     if inp in _QUANTIZED and out not in _QUANTIZED:
         return "Dequantize"
-    if "Dequantize" in layer.type or (ops and all(op == "DequantizeLinear" for op in ops)):
+    if "Dequantize" in kind or (ops and all(op == "DequantizeLinear" for op in ops)):
         return "Dequantize"
     return "Quantize"
 
@@ -42,16 +41,20 @@ class QDQLinter(Linter):
         """Per layer, the op types of its ONNX nodes: from its Metadata, or from its name when
         that names a Q/DQ node."""
         plan = self.plan
-        return [ops if source == "Metadata" or (source == "name" and _QDQ_NAME_RE.search(layer.name))
-                else [] for (_, source), ops, layer in zip(plan_onnx_nodes(plan), plan_onnx_ops(plan),
-                                                           plan.layers)]
+        return [ops if source == "Metadata" or (source == "name" and _QDQ_NAME_RE.search(name))
+                else [] for (_, source), ops, name in zip(plan_onnx_nodes(plan), plan_onnx_ops(plan),
+                                                          self.facts.names)]
 
-    def _is_unfused(self, i: int, layer: Layer) -> bool:
-        if layer.type == "Scale" and layer.inputs and layer.outputs:
-            return ("Int8" in layer.inputs[0].format) ^ ("Int8" in layer.outputs[0].format)
-        if layer.type in _QDQ_TYPES or layer.subtype in _QDQ_TYPES:
+    def _is_unfused(self, i: int) -> bool:
+        facts = self.facts
+        kind = facts.types[i]
+        if kind == "Scale":
+            first, written = facts.first_input(i), facts.first_output(i)
+            if first is not None and written is not None:
+                return ("Int8" in facts.format(first)) ^ ("Int8" in facts.format(written))
+        if kind in _QDQ_TYPES or facts.subtypes[i] in _QDQ_TYPES:
             return True
-        if layer.type == "Reformat" and layer.origin == "QDQ":
+        if kind == "Reformat" and facts.origins[i] == "QDQ":
             return True
         ops = self._qdq_ops[i]
         return bool(ops) and all(op in _QDQ_OPS for op in ops)
@@ -59,24 +62,28 @@ class QDQLinter(Linter):
     def check(self) -> list[Finding]:
         """One finding per unfused Q/DQ layer (info when it quantizes a network input)."""
         plan = self.plan
+        facts = self.facts
         inputs = {strip_profile(b) for b in plan.bindings}
         out = []
-        for i, layer in enumerate(plan.layers):
-            if not self._is_unfused(i, layer):
+        for i in range(len(facts)):
+            if not self._is_unfused(i):
                 continue
-            role = _role(layer, self._qdq_ops[i])
-            on_input = bool(layer.inputs) and strip_profile(layer.inputs[0].name) in inputs
-            inp = layer.inputs[0].precision if layer.inputs else "?"
-            outp = layer.outputs[0].precision if layer.outputs else "?"
+            first, written = facts.first_input(i), facts.first_output(i)
+            inp = facts.precision(first) if first is not None else ""
+            outp = facts.precision(written) if written is not None else ""
+            role = _role_of(inp, outp, facts.types[i], self._qdq_ops[i])
+            on_input = first is not None and strip_profile(facts.tensor_name(first)) in inputs
             severity = "info" if (role == "Quantize" and on_input) else "warning"
             mitigation = (f"Check why the {role} layer is not fused" +
                           (" (quantizing the network input is expected)." if severity == "info" else
                            ": place Q/DQ so that the producer can emit (or the consumer read) "
                            "quantized data, e.g. quantize residual and pooling branches."))
             out.append(self.finding(
-                layer.name, severity, f"Unfused {role} layer.",
-                {"bytes_in": layer.inputs_size_bytes, "bytes_out": layer.outputs_size_bytes,
+                facts.names[i], severity, f"Unfused {role} layer.",
+                {"bytes_in": facts.in_bytes(i), "bytes_out": facts.out_bytes(i),
                  **self.layer_timing(i)},
                 mitigation, _HELP,
-                **{"type conversion": f"{inp} -> {outp}", "layer type": layer.type}))
+                **{"type conversion": f"{inp if first is not None else '?'} -> "
+                                      f"{outp if written is not None else '?'}",
+                   "layer type": facts.types[i]}))
         return out

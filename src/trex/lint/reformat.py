@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from ..model.layer import Layer
-from .base import ENGINE, Finding, Linter, by_share, consumers, producers, r
+from .base import ENGINE, Finding, Linter, by_share, r
 
 _CONVERSION_HELP = ("Conversions between float32 and float16 are a red flag, as are conversions "
                     "between float32/16 and INT8.")
@@ -14,14 +13,6 @@ _INT8 = ("INT8", "UINT8")
 _IO_MITIGATION = ("Needed: it converts the engine's input or output binding. To move the "
                   "conversion out of the engine, build with --inputIOFormats/--outputIOFormats in "
                   "the format the first/last layer uses and convert in the application.")
-
-
-def _conversion(layer: Layer) -> tuple[str, str] | None:
-    """(input precision, output precision) when the layer changes the data type."""
-    if not layer.inputs or not layer.outputs:
-        return None
-    inp, out = layer.inputs[0].precision, layer.outputs[0].precision
-    return (inp, out) if inp != out else None
 
 
 def _conversion_mitigation(inp: str, out: str) -> str:
@@ -44,45 +35,51 @@ class _ConversionLinter(Linter):
 
     kind: ClassVar[str] = ""
 
-    def _is_kind(self, layer: Layer) -> bool:
-        return layer.type == self.kind
+    def _is_kind(self, kind: str, subtype: str) -> bool:
+        """A layer of this linter's kind, by its type and subtype."""
+        return kind == self.kind
 
     def check(self) -> list[Finding]:
         """One finding per layer of the kind whose input and output data types differ."""
         out = []
-        skipped: list[Layer] = []
-        for i, layer in enumerate(self.plan.layers):
-            if not self._is_kind(layer):
+        skipped: list[int] = []
+        facts = self.facts
+        for i, (kind, sub) in enumerate(zip(facts.types, facts.subtypes)):
+            if not self._is_kind(kind, sub):
                 continue
-            conversion = _conversion(layer)
-            if conversion is None:
-                skipped.append(layer)
+            first, written = facts.first_input(i), facts.first_output(i)
+            if first is None or written is None or \
+                    facts.precision(first) == facts.precision(written):
+                skipped.append(i)  # no tensors, or the data type kept
                 continue
-            inp, outp = conversion
-            io = self.converts_engine_io(layer)
+            inp, outp = facts.precision(first), facts.precision(written)
+            io = self.converts_engine_io_at(i)
             mitigation = (_IO_MITIGATION if io else _conversion_mitigation(inp, outp))
             out.append(self.finding(
-                layer.name, "info" if io else "warning",
+                facts.names[i], "info" if io else "warning",
                 f"{self.kind} layer is converting operand data type.",
-                {"bytes_in": layer.inputs_size_bytes, "bytes_out": layer.outputs_size_bytes,
+                {"bytes_in": facts.in_bytes(i), "bytes_out": facts.out_bytes(i),
                  **self.layer_timing(i)},
                 mitigation, _CONVERSION_HELP,
-                origin=layer.origin or "",
+                origin=facts.origins[i] or "",
                 **{"type conversion": f"{inp} -> {outp}",
-                   "shape conversion": f"{layer.inputs[0].shape} -> {layer.outputs[0].shape}"}))
+                   "shape conversion": f"{facts.shape(first)} -> {facts.shape(written)}"}))
         if skipped:
             self.note = self._skipped_note(skipped, len(out) + len(skipped))
         return out
 
-    def _skipped_note(self, skipped: list[Layer], reformats: int) -> str:
+    def _skipped_note(self, skipped: list[int], reformats: int) -> str:
         """Which layers of the kind have no finding and why: they keep the data type (a layout or
         vectorisation change only, e.g. a CopyNode to NC/2HW2), or list no tensors."""
-        def what(layer: Layer) -> str:
-            if not layer.inputs or not layer.outputs:
-                return f"{layer.name} (no tensors listed)"
-            return f"{layer.name} ({layer.inputs[0].format} -> {layer.outputs[0].format})"
+        facts = self.facts
 
-        named = "; ".join(what(layer) for layer in skipped[:_NAMED_SKIPS])
+        def what(i: int) -> str:
+            first, written = facts.first_input(i), facts.first_output(i)
+            if first is None or written is None:
+                return f"{facts.names[i]} (no tensors listed)"
+            return f"{facts.names[i]} ({facts.format(first)} -> {facts.format(written)})"
+
+        named = "; ".join(what(i) for i in skipped[:_NAMED_SKIPS])
         more = f"; and {len(skipped) - _NAMED_SKIPS} more" if len(skipped) > _NAMED_SKIPS else ""
         share = "; reformat-share counts every Reformat layer" if self.kind == "Reformat" else ""
         return (f"{self.name}: {len(skipped)} of {reformats} {self.kind} layers not listed: they "
@@ -97,8 +94,8 @@ class ReformatLinter(_ConversionLinter):
     description = "Reformat layers converting between data types"
     kind = "Reformat"
 
-    def _is_kind(self, layer: Layer) -> bool:
-        return layer.is_reformat
+    def _is_kind(self, kind: str, subtype: str) -> bool:
+        return _is_reformat(kind, subtype)
 
 
 class SliceLinter(_ConversionLinter):
@@ -120,14 +117,15 @@ class ReformatShareLinter(Linter):
 
     def check(self) -> list[Finding]:
         """The engine's reformat share (when profiled) and each chain of back-to-back reformats."""
-        layers = self.plan.layers
+        facts = self.facts
         lat = self.latencies
-        idx = [i for i, layer in enumerate(layers) if layer.is_reformat]
+        idx = [i for i, (kind, sub) in enumerate(zip(facts.types, facts.subtypes))
+               if _is_reformat(kind, sub)]
         out: list[Finding] = []
         if idx and not self.timed:
             self.note = f"{self.name}: no per-layer profile; the reformat share is not computed"
         if idx and self.timed:
-            io = [i for i in idx if self.converts_engine_io(layers[i])]
+            io = [i for i in idx if self.converts_engine_io_at(i)]
             ms = float(sum(lat[i] for i in idx if not math.isnan(lat[i])))
             io_ms = float(sum(lat[i] for i in io if not math.isnan(lat[i])))
             pct, io_pct = self.share(ms), self.share(io_ms)
@@ -135,7 +133,7 @@ class ReformatShareLinter(Linter):
             hazard = f"Reformat layers take {pct:.1f} % of the engine's latency."
             out.append(self.finding(
                 ENGINE, by_share(inner, self.warning_pct, self.error_pct), hazard,
-                {"reformats": len(idx), "layers": len(layers), "reformat_ms": r(ms),
+                {"reformats": len(idx), "layers": len(facts), "reformat_ms": r(ms),
                  "total_ms": r(self.total_ms), "reformat_pct": r(pct, 2),
                  "io_reformats": len(io), "io_reformat_pct": r(io_pct, 2)},
                 (f"{io_pct:.1f} % of it converts the engine's own input and output (needed with "
@@ -151,15 +149,16 @@ class ReformatShareLinter(Linter):
 
     def _chains(self, idx: list[int]) -> list[Finding]:
         """Reformats fed by reformats: one finding per chain, reported at its last reformat."""
-        layers = self.plan.layers
+        facts = self.facts
         if not idx:
             return []
-        made_by = producers(layers)
-        read_by = consumers(layers)
+        made_by = facts.producers
+        read_by = facts.consumers
         is_reformat = set(idx)
 
         def feeder(i: int) -> int | None:
-            src = made_by.get(layers[i].inputs[0].name) if layers[i].inputs else None
+            first = facts.first_input(i)
+            src = made_by.get(facts.name_id(first)) if first is not None else None
             return src if src in is_reformat else None
 
         out = []
@@ -167,24 +166,33 @@ class ReformatShareLinter(Linter):
         for i in idx:
             if feeder(i) is None:
                 continue
-            if any(c in is_reformat for t in layers[i].outputs for c in read_by.get(t.name, [])):
+            if any(c in is_reformat for t in facts.output_names(i) for c in read_by.get(t, [])):
                 continue  # not the end of the chain
             chain = [i]
             while (src := feeder(chain[0])) is not None and src not in chain:
                 chain.insert(0, src)
             ms = float(sum(lat[j] for j in chain if j < len(lat) and not math.isnan(lat[j])))
-            types = [layers[chain[0]].inputs[0].precision] + \
-                [layers[j].outputs[0].precision if layers[j].outputs else "?" for j in chain]
+            start = facts.first_input(chain[0])
+            if start is None:  # as a Layer's inputs[0] would
+                raise IndexError("list index out of range")
+            types = [facts.precision(start)] + \
+                [facts.precision(w) if (w := facts.first_output(j)) is not None else "?"
+                 for j in chain]
             evidence = {"length": len(chain)}
             if self.timed:
                 evidence.update(latency_ms=r(ms), latency_pct=r(self.share(ms), 2))
             out.append(self.finding(
-                layers[chain[0]].name, "warning", f"{len(chain)} reformats in a row.",
+                facts.names[chain[0]], "warning", f"{len(chain)} reformats in a row.",
                 evidence,
                 "Back-to-back reformats convert twice; make the producer emit the format the "
                 "consumer needs (e.g. quantize before the producer so that it runs in INT8) so that "
                 "one or no reformat remains.",
                 "Each reformat reads and writes the whole tensor.",
-                chain=" -> ".join(layers[j].name for j in chain),
+                chain=" -> ".join(facts.names[j] for j in chain),
                 **{"type conversion": " -> ".join(types)}))
         return out
+
+
+def _is_reformat(kind: str, subtype: str) -> bool:
+    """A Layer's ``is_reformat`` of this type and subtype."""
+    return kind == "Reformat" or subtype.endswith("Reformat")
