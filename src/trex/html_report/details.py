@@ -97,14 +97,26 @@ class Findings(Compact):
     [distinct strings], "linter": [index into texts], "severity": [...], ...}``."""
 
     def __init__(self, df: pd.DataFrame, names: list[str]):
+        self._build({key: df[key].tolist() for key in ("layer", *_TEXTS)}, names)
+
+    @classmethod
+    def of(cls, findings: list[Any], names: list[str]) -> Findings:
+        """The :class:`~trex.lint.base.Finding` values as :func:`~trex.lint.base.findings_frame`
+        would give them, without the DataFrame."""
+        made = cls.__new__(cls)
+        made._build({key: [getattr(f, key) for f in findings] for key in ("layer", *_TEXTS)},
+                    names)
+        return made
+
+    def _build(self, columns: dict[str, list[Any]], names: list[str]) -> None:
         index = {name: i for i, name in enumerate(names)}
         self.names = names
-        self.layer = [text(v) for v in df["layer"].tolist()]
-        self.row = [index.get(name) for name in df["layer"].tolist()]
+        self.layer = [text(v) for v in columns["layer"]]
+        self.row = [index.get(name) for name in columns["layer"]]
         table = Interner()
         self.columns: dict[str, list[int]] = {}
         for key in _TEXTS:
-            values = df[key].tolist()
+            values = columns[key]
             if key == "evidence":
                 encode = _EVIDENCE.encode
                 values = [encode(clean(v)) if isinstance(v, dict) else v for v in values]

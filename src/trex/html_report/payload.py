@@ -97,11 +97,11 @@ def headline(plan: EnginePlan) -> dict[str, Any]:
 
 def lint_payload(plan: EnginePlan, names: list[str]) -> dict[str, Any]:
     """Linter findings (``trex.lint.lint``) with the row of the layer each names (or None)."""
-    from ..lint import lint
+    from ..lint import lint_report
 
-    df = lint(plan)
-    return {"columns": FINDING_COLUMNS, "rows": Findings(df, names),
-            "notes": [str(n) for n in df.attrs.get("notes", [])]}
+    report = lint_report(plan)  # lint()'s findings and notes, without its DataFrame
+    return {"columns": FINDING_COLUMNS, "rows": Findings.of(report.findings, names),
+            "notes": [str(n) for n in report.notes]}
 
 
 def roofline_payload(plan: EnginePlan, gpu: str | None = None) -> dict[str, Any]:

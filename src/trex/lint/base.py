@@ -50,9 +50,18 @@ def findings_frame(findings: list[Finding]) -> pd.DataFrame:
     """Findings as a DataFrame with the common columns first (every finding is one row)."""
     if not findings:
         return pd.DataFrame(columns=FINDING_COLUMNS)
-    df = pd.DataFrame([f.as_dict() for f in findings])
-    extra = [c for c in df.columns if c not in FINDING_COLUMNS]
-    return df[FINDING_COLUMNS + extra]
+    extra = list(dict.fromkeys(key for f in findings for key in f.extra))  # first-seen order
+    if any(key in FINDING_COLUMNS for key in extra):  # an extra column replaces a common one
+        df = pd.DataFrame([f.as_dict() for f in findings])
+        return df[FINDING_COLUMNS + [c for c in df.columns if c not in FINDING_COLUMNS]]
+    # Rows as lists, absent extras NaN: what pandas makes of the findings as dicts, without
+    # building a dict per finding
+    nan = math.nan
+    rows = [[f.layer, f.linter, f.severity, f.hazard, f.evidence, f.mitigation, f.help,
+             *[f.extra.get(key, nan) for key in extra]] if f.extra else
+            [f.layer, f.linter, f.severity, f.hazard, f.evidence, f.mitigation, f.help,
+             *[nan] * len(extra)] for f in findings]
+    return pd.DataFrame(rows, columns=FINDING_COLUMNS + extra)
 
 
 def severity_at_least(severity: str, threshold: str) -> bool:
@@ -150,7 +159,7 @@ class Linter:
     @cached_property
     def latencies(self) -> np.ndarray:
         """Average latency (ms) of each layer of ``plan.layers`` (NaN when unprofiled)."""
-        return np.asarray(self.plan.column("latency.avg_time"), dtype="float64")
+        return self.facts.latencies
 
     @cached_property
     def total_ms(self) -> float:
@@ -170,16 +179,8 @@ class Linter:
 
     def layer_timing(self, index: int) -> dict[str, float]:
         """Latency evidence of one layer: ``latency_ms`` and ``latency_pct`` when profiled."""
-        lat = self._latency_values
-        if index >= len(lat) or math.isnan(lat[index]) or not self.timed:
-            return {}
-        return {"latency_ms": r(lat[index]), "latency_pct": r(self.share(lat[index]), 2)}
+        return dict(self.facts.timing(index))  # made once per plan
 
-    @cached_property
-    def _latency_values(self) -> list[float]:
-        """:attr:`latencies` as Python floats (read one at a time)."""
-        values: list[float] = self.latencies.tolist()
-        return values
 
 
 def rank(precision: str | None) -> int | None:

@@ -39,25 +39,25 @@ class ConvLinter(Linter):
 
     @cached_property
     def _channels(self) -> dict[int, tuple[int | None, int | None]]:
-        """(input channels, output channels) of each convolution, by position k."""
-        return {k: self._channels_at(k) for k in self._conv_rows}
-
-    def _channels_at(self, k: int) -> tuple[int | None, int | None]:
-        """(input channels C, output channels K): axis 1 of the input, OutMaps (else output
-        axis 1)."""
+        """(input channels C, output channels K) of each convolution, by position k: axis 1 of
+        the input, OutMaps (else output axis 1)."""
         facts = self.facts
-        c = out = None
-        first = facts.first_input(k)
-        if first is not None and facts.rank(first) >= 3:
-            c = int(facts.dim(first, 1))
-        out_maps = facts.attribute(k, "OutMaps")
-        if isinstance(out_maps, int) and out_maps > 0:
-            out = out_maps
-        else:
-            written = facts.first_output(k)
-            if written is not None and facts.rank(written) >= 2:
-                out = int(facts.dim(written, 1))
-        return c, out
+        out: dict[int, tuple[int | None, int | None]] = {}
+        for k, out_maps in zip(self._conv_rows, facts.attributes(self._conv_rows, "OutMaps")):
+            first, written = facts.first_in[k], facts.first_out[k]
+            c = channels = None
+            if first >= 0:
+                dims = facts.dims(first)
+                if len(dims) >= 3:
+                    c = int(dims[1])
+            if isinstance(out_maps, int) and out_maps > 0:
+                channels = out_maps
+            elif written >= 0:
+                dims = facts.dims(written)
+                if len(dims) >= 2:
+                    channels = int(dims[1])
+            out[k] = (c, channels)
+        return out
 
     def tc_findings(self) -> list[Finding]:
         """Non-FP32 convolutions whose kernel runs on CUDA cores (warning) or whose kernel name
@@ -87,12 +87,12 @@ class ConvLinter(Linter):
             mitigation = ""
             depthwise = kernel.operation == "depthwise convolution" or (
                 isinstance(groups, int) and groups > 1 and c is not None and groups == c)
-            first = facts.first_input(i)
+            first = facts.first_in[i]
             if depthwise:
                 mitigation = ("Depthwise convolutions (one channel per group) have no Tensor "
                               "Core kernel, by design: this one is memory bound, so what helps is "
                               "fusing it with its neighbours and keeping its tensors in INT8/FP16.")
-            elif c is not None and first is not None and facts.rank(first) == 4 and c < 32:
+            elif c is not None and first >= 0 and len(facts.dims(first)) == 4 and c < 32:
                 mitigation = ("This Convolution has a small number of input channels so "
                               "acceleration may not be possible.")
             out.append(self.finding(
@@ -105,12 +105,13 @@ class ConvLinter(Linter):
         """INT8 convolutions whose output is not INT8."""
         out = []
         facts = self.facts
+        precisions, outputs = facts.precisions, facts.output_precisions
         for i in self._conv_rows:
-            first, written = facts.first_input(i), facts.first_output(i)
-            if facts.precisions[i] != "INT8" or first is None or written is None:
+            written = facts.first_out[i]
+            if precisions[i] != "INT8" or facts.first_in[i] < 0 or written < 0:
                 continue
-            precision = facts.precision(written)
-            if facts.precision(first) != "INT8" or precision == "INT8":
+            precision = outputs[i]  # of outputs[0]
+            if precision == "INT8":
                 continue
             size = facts.size_bytes(written)
             int8_bytes = size * 8 // int(facts.bits(written) or 8)

@@ -45,19 +45,21 @@ class QDQLinter(Linter):
                 else [] for (_, source), ops, name in zip(plan_onnx_nodes(plan), plan_onnx_ops(plan),
                                                           self.facts.names)]
 
-    def _is_unfused(self, i: int) -> bool:
+    def _unfused(self) -> list[int]:
+        """The layers that only (de)quantize: Scale layers between Int8 and other formats, Q/DQ
+        types, QDQ reformats, and layers whose ONNX nodes are all Q/DQ nodes."""
         facts = self.facts
-        kind = facts.types[i]
-        if kind == "Scale":
-            first, written = facts.first_input(i), facts.first_output(i)
-            if first is not None and written is not None:
-                return ("Int8" in facts.format(first)) ^ ("Int8" in facts.format(written))
-        if kind in _QDQ_TYPES or facts.subtypes[i] in _QDQ_TYPES:
-            return True
-        if kind == "Reformat" and facts.origins[i] == "QDQ":
-            return True
-        ops = self._qdq_ops[i]
-        return bool(ops) and all(op in _QDQ_OPS for op in ops)
+        first_in, first_out = facts.first_in, facts.first_out
+        out = []
+        for i, (kind, sub, origin, ops) in enumerate(zip(facts.types, facts.subtypes,
+                                                          facts.origins, self._qdq_ops)):
+            if kind == "Scale" and first_in[i] >= 0 and first_out[i] >= 0:
+                if ("Int8" in facts.format(first_in[i])) ^ ("Int8" in facts.format(first_out[i])):
+                    out.append(i)
+            elif kind in _QDQ_TYPES or sub in _QDQ_TYPES or (kind == "Reformat" and origin == "QDQ") \
+                    or (ops and all(op in _QDQ_OPS for op in ops)):
+                out.append(i)
+        return out
 
     def check(self) -> list[Finding]:
         """One finding per unfused Q/DQ layer (info when it quantizes a network input)."""
@@ -65,12 +67,10 @@ class QDQLinter(Linter):
         facts = self.facts
         inputs = {strip_profile(b) for b in plan.bindings}
         out = []
-        for i in range(len(facts)):
-            if not self._is_unfused(i):
-                continue
+        for i in self._unfused():
             first, written = facts.first_input(i), facts.first_output(i)
-            inp = facts.precision(first) if first is not None else ""
-            outp = facts.precision(written) if written is not None else ""
+            inp = facts.precisions[i] if first is not None else ""
+            outp = facts.output_precisions[i] if written is not None else ""
             role = _role_of(inp, outp, facts.types[i], self._qdq_ops[i])
             on_input = first is not None and strip_profile(facts.tensor_name(first)) in inputs
             severity = "info" if (role == "Quantize" and on_input) else "warning"

@@ -35,24 +35,23 @@ class _ConversionLinter(Linter):
 
     kind: ClassVar[str] = ""
 
-    def _is_kind(self, kind: str, subtype: str) -> bool:
-        """A layer of this linter's kind, by its type and subtype."""
-        return kind == self.kind
+    def _kind_rows(self) -> list[int]:
+        """The layers (positions) of this linter's kind."""
+        return [k for k, kind in enumerate(self.facts.types) if kind == self.kind]
 
     def check(self) -> list[Finding]:
         """One finding per layer of the kind whose input and output data types differ."""
         out = []
         skipped: list[int] = []
         facts = self.facts
-        for i, (kind, sub) in enumerate(zip(facts.types, facts.subtypes)):
-            if not self._is_kind(kind, sub):
-                continue
-            first, written = facts.first_input(i), facts.first_output(i)
-            if first is None or written is None or \
-                    facts.precision(first) == facts.precision(written):
+        first_in, first_out = facts.first_in, facts.first_out
+        precisions, outputs = facts.precisions, facts.output_precisions
+        for i in self._kind_rows():
+            first, written = first_in[i], first_out[i]
+            inp, outp = precisions[i], outputs[i]  # of inputs[0] and outputs[0]
+            if first < 0 or written < 0 or inp == outp:
                 skipped.append(i)  # no tensors, or the data type kept
                 continue
-            inp, outp = facts.precision(first), facts.precision(written)
             io = self.converts_engine_io_at(i)
             mitigation = (_IO_MITIGATION if io else _conversion_mitigation(inp, outp))
             out.append(self.finding(
@@ -94,8 +93,8 @@ class ReformatLinter(_ConversionLinter):
     description = "Reformat layers converting between data types"
     kind = "Reformat"
 
-    def _is_kind(self, kind: str, subtype: str) -> bool:
-        return _is_reformat(kind, subtype)
+    def _kind_rows(self) -> list[int]:
+        return self.facts.reformats
 
 
 class SliceLinter(_ConversionLinter):
@@ -119,8 +118,7 @@ class ReformatShareLinter(Linter):
         """The engine's reformat share (when profiled) and each chain of back-to-back reformats."""
         facts = self.facts
         lat = self.latencies
-        idx = [i for i, (kind, sub) in enumerate(zip(facts.types, facts.subtypes))
-               if _is_reformat(kind, sub)]
+        idx = list(facts.reformats)
         out: list[Finding] = []
         if idx and not self.timed:
             self.note = f"{self.name}: no per-layer profile; the reformat share is not computed"
@@ -192,7 +190,3 @@ class ReformatShareLinter(Linter):
                 **{"type conversion": " -> ".join(types)}))
         return out
 
-
-def _is_reformat(kind: str, subtype: str) -> bool:
-    """A Layer's ``is_reformat`` of this type and subtype."""
-    return kind == "Reformat" or subtype.endswith("Reformat")

@@ -8,8 +8,11 @@ once per plan (several linters read the same facts).
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from typing import Any
+
+import numpy as np
 
 from ..model.plan import EnginePlan
 from ..model.table import LayerTable
@@ -33,33 +36,44 @@ class LintRows:
         self.output_precisions: list[str] = [outputs[i] for i in rows]
         self.tactic_names: list[str | None] = [table.tactic_names[i] for i in rows]
         self.origins: list[str | None] = [table.origins[i] for i in rows]
-        starts = table.use_starts
-        self._inputs = [(starts[2 * i], starts[2 * i + 1]) for i in rows]
-        self._outputs = [(starts[2 * i + 1], starts[2 * i + 2]) for i in rows]
+        # average latency (ms) of each layer, NaN when unprofiled
+        self.latencies: np.ndarray = np.asarray(plan.column("latency.avg_time"), dtype="float64")
+        starts = np.asarray(table.use_starts, dtype=np.int64)
+        at = 2 * np.asarray(rows, dtype=np.int64)
+        a, b, c = starts[at], starts[at + 1], starts[at + 2]
+        # Each layer's inputs[0] and outputs[0] as uses (-1: none)
+        self.first_in: list[int] = np.where(a < b, a, -1).tolist()
+        self.first_out: list[int] = np.where(b < c, b, -1).tolist()
+        self._spans = (a.tolist(), b.tolist(), c.tolist())
         self._shape: list[int] = table.view_shape.tolist()
         self._name: list[int] = table.use_name.tolist()
 
     def __len__(self) -> int:
         return len(self.rows)
 
+
     # ------------------------------------------------------------------ tensors
     def inputs(self, k: int) -> range:
         """The uses of layer k's inputs (constants included), in order."""
-        return range(*self._inputs[k])
+        return range(self._spans[0][k], self._spans[1][k])
 
     def outputs(self, k: int) -> range:
         """The uses of layer k's outputs, in order."""
-        return range(*self._outputs[k])
+        return range(self._spans[1][k], self._spans[2][k])
 
     def first_input(self, k: int) -> int | None:
         """Layer k's ``inputs[0]`` (a use), None without inputs."""
-        a, b = self._inputs[k]
-        return a if a < b else None
+        use = self.first_in[k]
+        return use if use >= 0 else None
 
     def first_output(self, k: int) -> int | None:
         """Layer k's ``outputs[0]`` (a use), None without outputs."""
-        a, b = self._outputs[k]
-        return a if a < b else None
+        use = self.first_out[k]
+        return use if use >= 0 else None
+
+    def dims(self, use: int) -> tuple[int, ...]:
+        """The use's shape as a tuple (read, not kept)."""
+        return self.table.shapes[self._shape[use]][1]
 
     def shape(self, use: int) -> list[int]:
         """The use's shape (an Activation's ``shape``)."""
@@ -109,14 +123,41 @@ class LintRows:
         """One attribute of layer k as exported (:meth:`~trex.model.table.LayerTable.attribute`)."""
         return self.table.attribute(self.rows[k], key, default)
 
+    def attributes(self, positions: list[int], key: str) -> list[Any]:
+        """One typed attribute of each of the layers ``positions`` (None where absent)."""
+        table, rows = self.table, self.rows
+        return [table.attribute(rows[k], key) for k in positions]
+
+    @cached_property
+    def reformats(self) -> list[int]:
+        """The layers whose ``is_reformat`` is True (TensorRT's and Myelin's reformats)."""
+        return [k for k, (kind, sub) in enumerate(zip(self.types, self.subtypes))
+                if kind == "Reformat" or sub.endswith("Reformat")]
+
+    def timing(self, k: int) -> dict[str, float]:
+        """Layer k's latency evidence (:meth:`~trex.lint.base.Linter.layer_timing`); shared, not
+        to be changed."""
+        return self._timings[k] if k < len(self._timings) else {}
+
+    @cached_property
+    def _timings(self) -> list[dict[str, float]]:
+        lat = self.latencies.tolist()
+        total = float(np.nansum(self.latencies)) if len(lat) else 0.0
+        if not total > 0:
+            return [{}] * len(lat)
+        return [{} if math.isnan(ms) else {"latency_ms": _round(ms),
+                                           "latency_pct": _round(100.0 * ms / total, 2)}
+                for ms in lat]
+
     # ------------------------------------------------------------------ the graph
     @cached_property
     def producers(self) -> dict[int, int]:
         """Tensor (name id) -> the first layer k that writes it."""
         out: dict[int, int] = {}
         names = self._name
-        for k, (a, b) in enumerate(self._outputs):
-            for use in range(a, b):
+        _, b, c = self._spans
+        for k, (start, end) in enumerate(zip(b, c)):
+            for use in range(start, end):
                 out.setdefault(names[use], k)
         return out
 
@@ -125,20 +166,19 @@ class LintRows:
         """Tensor (name id) -> the layers k that read it, in order (once per input)."""
         out: dict[int, list[int]] = {}
         names = self._name
-        for k, (a, b) in enumerate(self._inputs):
-            for use in range(a, b):
+        a, b, _ = self._spans
+        for k, (start, end) in enumerate(zip(a, b)):
+            for use in range(start, end):
                 out.setdefault(names[use], []).append(k)
         return out
 
     def input_names(self, k: int) -> list[int]:
         """Layer k's input tensors (name ids), in order."""
-        a, b = self._inputs[k]
-        return self._name[a:b]
+        return self._name[self._spans[0][k]:self._spans[1][k]]
 
     def output_names(self, k: int) -> list[int]:
         """Layer k's output tensors (name ids), in order."""
-        a, b = self._outputs[k]
-        return self._name[a:b]
+        return self._name[self._spans[1][k]:self._spans[2][k]]
 
 
 def lint_rows(plan: EnginePlan) -> LintRows:
@@ -148,3 +188,8 @@ def lint_rows(plan: EnginePlan) -> LintRows:
         found = plan.__dict__[_CACHE] = LintRows(plan)
     return found
 
+
+
+def _round(value: float, digits: int = 4) -> float:
+    """:func:`trex.lint.base.r` (a finite value)."""
+    return round(value, digits)
