@@ -263,13 +263,18 @@ def myelin_regions(plan: EnginePlan) -> list[MyelinRegion]:
     """The plan's Myelin regions in layer order, with the ONNX operators of their Metadata."""
     latency = _layer_latencies(plan)
     found: dict[str, MyelinRegion] = {}
-    for index, layer in enumerate(plan.layers):
-        label = myelin_region_of(layer)
+    if isinstance(plan, EnginePlan):  # the plan's columns
+        names, nodes_of = plan.column("Name"), plan.layer_values("onnx_nodes")
+    else:
+        names = [layer.name for layer in plan.layers]
+        nodes_of = [layer.onnx_nodes for layer in plan.layers]
+    for index, (name, nodes) in enumerate(zip(names, nodes_of)):
+        label = myelin_region_of_name(name)
         if not label:
             continue
         region = found.setdefault(label, MyelinRegion(label, [], [], {}, 0.0))
         region.rows.append(index)
-        for node in layer.onnx_nodes:
+        for node in nodes:
             if node not in region.nodes:
                 region.nodes.append(node)
                 op = onnx_op_type(node)

@@ -155,6 +155,10 @@ _DOCUMENT = msgspec.json.Decoder(_Document | list[LayerRecord])
 _RAW_DOCUMENT = msgspec.json.Decoder(_RawDocument | list[msgspec.Raw])
 _RAW_LAYER = msgspec.json.Decoder()
 _RECORDS = list[LayerRecord]
+_RAW_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])  # each field's JSON text, undecoded
+_ENCODE_RAW = msgspec.json.Encoder().encode
+_TENSORS = ("Inputs", "Outputs")
+_TENSOR_KEYS = ("Name", "Inputs", "Outputs")
 
 
 class RawLayers(Sequence[dict[str, Any]]):
@@ -194,6 +198,34 @@ class RawLayers(Sequence[dict[str, Any]]):
 
             found = self._done[index] = normalise_layer(_RAW_LAYER.decode(self._raws[index]))
         return found
+
+    def fields_key(self, index: int) -> bytes | None:
+        """A text equal for two layers exactly when their fields but ``Name``, ``Inputs`` and
+        ``Outputs`` are exported alike, byte for byte (their values' JSON texts, in order): the
+        layers whose :meth:`fields` are equal without decoding them. None for layers given as
+        dicts."""
+        if not self._decode:
+            return None
+        found = self._done.get(index)
+        if found is not None:  # decoded already (and maybe normalised): its values decide
+            return None
+        fields = _RAW_FIELDS.decode(self._raws[index])
+        for key in _TENSOR_KEYS:
+            fields.pop(key, None)
+        return _ENCODE_RAW(fields)
+
+    def fields(self, index: int) -> dict[str, Any]:
+        """The layer's fields as :meth:`__getitem__` gives them, without ``Inputs`` and
+        ``Outputs`` (a new dict; the tensors are not normalised for it)."""
+        found = self._done.get(index)
+        if found is None and self._decode:
+            from .layer_info import normalise_layer
+
+            raw = _RAW_LAYER.decode(self._raws[index])
+            found = normalise_layer({k: v for k, v in raw.items() if k not in _TENSORS})
+        elif found is None:
+            found = self._raws[index]
+        return {k: v for k, v in found.items() if k not in _TENSORS}
 
     def counts(self, index: int) -> int:
         """How often the layer's raw text names ``"Count"`` (its {Type, Count} attributes)."""

@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from ..formats.layer_records import RawLayers
 from ..jsonable import json_value as clean
 from ..layer_facts import layer_facts, type_kinds
 from ..model.plan import EnginePlan
+from ..model.table import LayerTable
 from .columns import Compact, Interner, coded, text
 
 _EVIDENCE = json.JSONEncoder(ensure_ascii=False, default=str)  # json.dumps's, made once
@@ -39,26 +42,13 @@ class LayerDetails(Compact):
     "facts": {row: [[label, text], ...]} (:mod:`trex.layer_facts`)}``."""
 
     def __init__(self, plan: EnginePlan):
-        attrs = Interner()
-        tensors = Interner()
-        self.attr: list[int] = []
-        self.inputs: list[list[int]] = []
-        self.outputs: list[list[int]] = []
-        for layer in plan.layers:
-            raw = layer.exported_fields()  # without the tensors (and the name): equal ones share
-            for key in _DETAIL_SKIP:
-                raw.pop(key, None)
-            self.attr.append(attrs(raw, repr(raw)))
-            self.inputs.append([tensors(t, (t.name, tuple(t.shape), t.format, t.precision))
-                                for t in layer.inputs])
-            self.outputs.append([tensors(t, (t.name, tuple(t.shape), t.format, t.precision))
-                                 for t in layer.outputs])
+        table, rows = plan.table, plan.rows
+        self.attr: list[int] = _attribute_sets(table, rows, attrs := Interner())
         self.attrs = [{str(k): _attribute(v) for k, v in raw.items()} for raw in attrs.values]
+        self.inputs, self.outputs, self.tensors = _tensors(table, rows)
         # each type's family and what it does; the LLM layers' cost figures, Myelin regions
-        self.kinds = type_kinds(layer.type for layer in plan.layers)
+        self.kinds = type_kinds(plan.column("type"))
         self.facts = layer_facts(plan)
-        self.tensors = [[t.name, clean(list(t.shape)), t.format, int(t.size_bytes), t.precision]
-                        for t in tensors.values]
 
     def __len__(self) -> int:
         return len(self.attr)
@@ -84,6 +74,65 @@ class LayerDetails(Compact):
             "kinds": self.kinds,
             "facts": {str(row): facts for row, facts in self.facts.items()},
         }
+
+
+def _attribute_sets(table: LayerTable, rows: list[int], attrs: Interner) -> list[int]:
+    """Per row, the index among ``attrs`` of its exported fields but the name and tensors (equal
+    ones share one): layers exported alike byte for byte are decoded once."""
+    raws = table.raws
+    keyed = isinstance(raws, RawLayers)
+    by_text: dict[bytes, int] = {}
+    out = []
+    for i in rows:
+        index = table.raw_index[i]
+        text = raws.fields_key(index) if keyed else None
+        found = by_text.get(text) if text is not None else None
+        if found is None:
+            raw = raws.fields(index) if keyed else \
+                {k: v for k, v in raws[index].items() if k not in _DETAIL_SKIP}
+            raw.pop("Name", None)
+            found = attrs(raw, repr(raw))
+            if text is not None:
+                by_text[text] = found
+        out.append(found)
+    return out
+
+
+def _tensors(table: LayerTable, rows: list[int]) -> tuple[list[list[int]], list[list[int]],
+                                                          list[list[Any]]]:
+    """(per row its inputs, per row its outputs, the distinct tensors): a tensor is ``[name,
+    shape, format, bytes, precision]`` as the layers' Activations give them, one per distinct
+    (name, shape, format, precision), in first-seen order (rows in order, inputs first)."""
+    shapes = table.shapes
+    canonical: dict[tuple[Any, ...], int] = {}  # (shape, format, precision) -> its first id
+    canon = np.asarray([canonical.setdefault((dims, fmt.short, fmt.precision), sid)
+                        for sid, (fmt, dims) in enumerate(shapes)], dtype=np.int64)
+    wanted = np.zeros(len(table), dtype=bool)
+    wanted[np.asarray(rows, dtype=np.int64)] = True
+    uses = np.flatnonzero(wanted[table.use_row])  # ordered by row, inputs before outputs
+    shape = table.view_shape[uses]
+    codes = table.use_name[uses] * max(len(shapes), 1) + canon[shape]
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    index: list[int] = rank[inverse.reshape(-1)].tolist()
+    starts = table.use_starts
+    at = 0
+    inputs, outputs = [], []
+    for i in rows:
+        a, b, c = starts[2 * i], starts[2 * i + 1], starts[2 * i + 2]
+        inputs.append(index[at:at + b - a])
+        outputs.append(index[at + b - a:at + c - a])
+        at += c - a
+    names, sizes = table.tensor_names, table.shape_size
+    tensors = []
+    for use in uses[first[order]].tolist():
+        sid = int(table.view_shape[use])
+        fmt, dims = shapes[sid]
+        tensors.append([names[int(table.use_name[use])], clean(list(dims)), fmt.short,
+                        int(sizes[sid]), fmt.precision])
+    return inputs, outputs, tensors
 
 
 FINDING_COLUMNS = ["row", "layer", "linter", "severity", "hazard", "evidence", "mitigation", "help"]
