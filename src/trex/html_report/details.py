@@ -126,12 +126,15 @@ def _tensors(table: LayerTable, rows: list[int]) -> tuple[list[list[int]], list[
         outputs.append(index[at + b - a:at + c - a])
         at += c - a
     names, sizes = table.tensor_names, table.shape_size
+    firsts = uses[first[order]]  # each tensor's first use
+    dims_of: dict[int, list[Any]] = {}
     tensors = []
-    for use in uses[first[order]].tolist():
-        sid = int(table.view_shape[use])
+    for name, sid in zip(table.use_name[firsts].tolist(), table.view_shape[firsts].tolist()):
         fmt, dims = shapes[sid]
-        tensors.append([names[int(table.use_name[use])], clean(list(dims)), fmt.short,
-                        int(sizes[sid]), fmt.precision])
+        shape = dims_of.get(sid)
+        if shape is None:
+            shape = dims_of[sid] = clean(list(dims))
+        tensors.append([names[name], list(shape), fmt.short, int(sizes[sid]), fmt.precision])
     return inputs, outputs, tensors
 
 
