@@ -8,6 +8,7 @@ each distinct attribute set, tensor and text once (see :mod:`trex.html_report.co
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,26 @@ from ..model.table import LayerTable
 from .columns import Compact, Interner, coded, text
 
 _EVIDENCE = json.JSONEncoder(ensure_ascii=False, default=str)  # json.dumps's, made once
+
+
+def _evidence_encoder() -> Callable[[Any], str]:
+    """``_EVIDENCE.encode`` of JSON values, by the C encoder it makes for each call made once
+    (a report encodes thousands of findings' evidence); the encoder itself where that one is not
+    there or encodes otherwise."""
+    try:
+        from json.encoder import c_make_encoder, encode_basestring
+
+        made = c_make_encoder(None, str, encode_basestring, None, _EVIDENCE.key_separator,
+                              _EVIDENCE.item_separator, False, False, True)
+        sample = {"n": 1, "x": 0.1, "t": "\u00e9\"", "l": [True, None, {"k": 1e300}]}
+        if "".join(made(sample, 0)) == _EVIDENCE.encode(sample):
+            return lambda value: "".join(made(value, 0))
+    except (ImportError, TypeError, ValueError):  # not CPython's json, or another signature
+        pass
+    return _EVIDENCE.encode
+
+
+_encode_evidence = _evidence_encoder()
 MAX_TEXT = 2000  # longest attribute text kept in layer details (longer ones are cut)
 _DETAIL_SKIP = frozenset({"Name", "Inputs", "Outputs"})
 
@@ -170,7 +191,7 @@ class Findings(Compact):
         for key in _TEXTS:
             values = columns[key]
             if key == "evidence":
-                encode = _EVIDENCE.encode
+                encode = _encode_evidence
                 values = [encode(clean(v)) if isinstance(v, dict) else v for v in values]
             at: dict[str, int] = {}  # a text's index (findings repeat a few texts)
             column = []

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from functools import cached_property
 
+import numpy as np
 import pandas as pd
 
+from ..kernels import KernelInfo
 from .base import Finding, Linter, findings_frame
 from .gemm import gemm_rows
 
@@ -29,9 +31,16 @@ class ConvLinter(Linter):
     description = "Convolutions: Tensor Core use, INT8 convs with float outputs, channel alignment"
 
     @cached_property
+    def _conv_mask(self) -> np.ndarray:
+        """True for the Convolution layers."""
+        mask: np.ndarray = self.facts.type_array == "Convolution"
+        return mask
+
+    @cached_property
     def _conv_rows(self) -> list[int]:
         """The positions k of the Convolution layers."""
-        return [k for k, kind in enumerate(self.facts.types) if kind == "Convolution"]
+        rows: list[int] = np.flatnonzero(self._conv_mask).tolist()
+        return rows
 
     def _extra_at(self, k: int) -> dict[str, str]:
         facts = self.facts
@@ -42,22 +51,14 @@ class ConvLinter(Linter):
         """(input channels C, output channels K) of each convolution, by position k: axis 1 of
         the input, OutMaps (else output axis 1)."""
         facts = self.facts
-        out: dict[int, tuple[int | None, int | None]] = {}
-        for k, out_maps in zip(self._conv_rows, facts.attributes(self._conv_rows, "OutMaps")):
-            first, written = facts.first_in[k], facts.first_out[k]
-            c = channels = None
-            if first >= 0:
-                dims = facts.dims(first)
-                if len(dims) >= 3:
-                    c = int(dims[1])
-            if isinstance(out_maps, int) and out_maps > 0:
-                channels = out_maps
-            elif written >= 0:
-                dims = facts.dims(written)
-                if len(dims) >= 2:
-                    channels = int(dims[1])
-            out[k] = (c, channels)
-        return out
+        rows = np.asarray(self._conv_rows, dtype=np.int64)
+        c, has_c = facts.second_dims(facts.first_in_array[rows], 3)
+        k, has_k = facts.second_dims(facts.first_out_array[rows], 2)
+        inputs = [v if ok else None for v, ok in zip(c.tolist(), has_c.tolist())]
+        outputs = [v if ok else None for v, ok in zip(k.tolist(), has_k.tolist())]
+        out_maps = facts.attributes(self._conv_rows, "OutMaps")
+        return {i: (c_in, maps if isinstance(maps, int) and maps > 0 else c_out)
+                for i, c_in, c_out, maps in zip(self._conv_rows, inputs, outputs, out_maps)}
 
     def tc_findings(self) -> list[Finding]:
         """Non-FP32 convolutions whose kernel runs on CUDA cores (warning) or whose kernel name
@@ -65,18 +66,22 @@ class ConvLinter(Linter):
         out = []
         gemm = gemm_rows(self.plan)
         facts = self.facts
-        names, precisions = facts.names, facts.precisions
+        names, _precisions = facts.names, facts.precisions
+        tactics, subtypes = facts.tactic_names, facts.subtypes
         channels = self._channels
-        for i in self._conv_rows:
-            if precisions[i] == "FP32" or gemm[i]:
-                continue
-            kernel = self.kernel_at(i)
+        kernels: dict[tuple[str | None, str], KernelInfo] = {}  # a few distinct tactics
+        rows = np.flatnonzero(self._conv_mask & (facts.precision_array != "FP32") &
+                              ~np.asarray(gemm, dtype=bool)).tolist()
+        for i, groups in zip(rows, facts.attributes(rows, "Groups")):
+            kernel = kernels.get((tactics[i], subtypes[i]))
+            if kernel is None:
+                kernel = kernels[(tactics[i], subtypes[i])] = self.kernel_at(i)
             if kernel.tensor_cores:
                 continue
             c, k = channels[i]
-            groups = facts.attribute(i, "Groups") or 1
+            groups = groups or 1
             evidence = {"input_channels": c, "output_channels": k, "groups": groups,
-                        "kernel": kernel.evidence, **self.layer_timing(i)}
+                        "kernel": kernel.evidence, **facts.timing(i)}
             if kernel.tensor_cores is None:
                 out.append(self.finding(
                     names[i], "info", "Convolution's Tensor Core use is unknown.", evidence,
@@ -105,14 +110,12 @@ class ConvLinter(Linter):
         """INT8 convolutions whose output is not INT8."""
         out = []
         facts = self.facts
-        precisions, outputs = facts.precisions, facts.output_precisions
-        for i in self._conv_rows:
+        rows = np.flatnonzero(self._conv_mask & (facts.precision_array == "INT8") &
+                              (facts.first_in_array >= 0) & (facts.first_out_array >= 0) &
+                              (facts.output_precision_array != "INT8")).tolist()
+        for i in rows:
             written = facts.first_out[i]
-            if precisions[i] != "INT8" or facts.first_in[i] < 0 or written < 0:
-                continue
-            precision = outputs[i]  # of outputs[0]
-            if precision == "INT8":
-                continue
+            precision = facts.output_precisions[i]  # of outputs[0]
             size = facts.size_bytes(written)
             int8_bytes = size * 8 // int(facts.bits(written) or 8)
             engine_output = facts.tensor_name(written) in self.engine_io[1]
@@ -132,11 +135,12 @@ class ConvLinter(Linter):
         out = []
         facts = self.facts
         channels = self._channels
+        precisions = facts.precisions
         for i in self._conv_rows:
             c, k = channels[i]
             if c is None or k is None:
                 continue
-            align = 16 if facts.precisions[i] == "INT8" else 8
+            align = 16 if precisions[i] == "INT8" else 8
             if c % align == 0 and k % align == 0:
                 continue
             pads = ", ".join(f"{d} {v} -> {-(-v // align) * align}"
@@ -144,7 +148,7 @@ class ConvLinter(Linter):
             out.append(self.finding(
                 facts.names[i], "info", "Convolution channels are not optimally aligned.",
                 {"input_channels": c, "output_channels": k, "alignment": align,
-                 "input_remainder": c % align, "output_remainder": k % align, **self.layer_timing(i)},
+                 "input_remainder": c % align, "output_remainder": k % align, **facts.timing(i)},
                 f"Consider changing the alignment of the convolution's channels (pad {pads}).",
                 _ALIGN_HELP, **self._extra_at(i)))
         return out

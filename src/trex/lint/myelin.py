@@ -27,7 +27,8 @@ class MyelinLinter(Linter):
         lat = self.latencies
         out: list[Finding] = []
         idx = [i for i, (kind, name) in enumerate(zip(types, names)) if kind != "DLA"  # a loadable
-               and (kind in MYELIN_TYPES or _MYELIN_NAME_RE.search(name))]
+               and (kind in MYELIN_TYPES or (("_myl" in name or "{ForeignNode[" in name)
+                                              and _MYELIN_NAME_RE.search(name)))]
         if idx:
             ms = float(sum(lat[i] for i in idx if i < len(lat) and not math.isnan(lat[i])))
             kgen = sum(types[i] == "kgen" or names[i].startswith("__myl_") for i in idx)
@@ -72,6 +73,8 @@ class MyelinLinter(Linter):
         names, types = self.facts.names, self.facts.types
         regions: dict[str, dict] = {}
         for i, (name, kind) in enumerate(zip(names, types)):
+            if "{ForeignNode[" not in name:  # neither a region nor a reformat to or from one
+                continue
             reformat = _REFORMAT_TO_RE.match(name)
             target = reformat.group(2) if reformat else name
             if kind == "DLA" or not _FOREIGN_RE.fullmatch(target):

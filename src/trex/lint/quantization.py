@@ -41,7 +41,8 @@ class QDQLinter(Linter):
         """Per layer, the op types of its ONNX nodes: from its Metadata, or from its name when
         that names a Q/DQ node."""
         plan = self.plan
-        return [ops if source == "Metadata" or (source == "name" and _QDQ_NAME_RE.search(name))
+        return [ops if source == "Metadata" or (source == "name" and "uantizeLinear" in name
+                                                and _QDQ_NAME_RE.search(name))
                 else [] for (_, source), ops, name in zip(plan_onnx_nodes(plan), plan_onnx_ops(plan),
                                                           self.facts.names)]
 

@@ -38,6 +38,7 @@ class LintRows:
         self.origins: list[str | None] = [table.origins[i] for i in rows]
         # average latency (ms) of each layer, NaN when unprofiled
         self.latencies: np.ndarray = np.asarray(plan.column("latency.avg_time"), dtype="float64")
+        self._timings: dict[int, dict[str, float]] = {}
         starts = np.asarray(table.use_starts, dtype=np.int64)
         at = 2 * np.asarray(rows, dtype=np.int64)
         a, b, c = starts[at], starts[at + 1], starts[at + 2]
@@ -135,19 +136,66 @@ class LintRows:
                 if kind == "Reformat" or sub.endswith("Reformat")]
 
     def timing(self, k: int) -> dict[str, float]:
-        """Layer k's latency evidence (:meth:`~trex.lint.base.Linter.layer_timing`); shared, not
-        to be changed."""
-        return self._timings[k] if k < len(self._timings) else {}
+        """Layer k's latency evidence (:meth:`~trex.lint.base.Linter.layer_timing`), made once;
+        shared, not to be changed."""
+        found = self._timings.get(k)
+        if found is None:
+            found = self._timings[k] = self._timing(k)
+        return found
+
+    def _timing(self, k: int) -> dict[str, float]:
+        if k >= len(self._latency_values) or not self._total > 0:
+            return {}
+        ms = self._latency_values[k]
+        if math.isnan(ms):
+            return {}
+        return {"latency_ms": round(ms, 4), "latency_pct": round(100.0 * ms / self._total, 2)}
 
     @cached_property
-    def _timings(self) -> list[dict[str, float]]:
-        lat = self.latencies.tolist()
-        total = float(np.nansum(self.latencies)) if len(lat) else 0.0
-        if not total > 0:
-            return [{}] * len(lat)
-        return [{} if math.isnan(ms) else {"latency_ms": _round(ms),
-                                           "latency_pct": _round(100.0 * ms / total, 2)}
-                for ms in lat]
+    def _latency_values(self) -> list[float]:
+        values: list[float] = self.latencies.tolist()
+        return values
+
+    @cached_property
+    def _total(self) -> float:
+        return float(np.nansum(self.latencies)) if len(self.latencies) else 0.0
+
+    # ------------------------------------------------------------------ as arrays
+    @cached_property
+    def type_array(self) -> np.ndarray:
+        """:attr:`types` as an object array (masks by type)."""
+        return np.asarray(self.types, dtype=object)
+
+    @cached_property
+    def precision_array(self) -> np.ndarray:
+        """:attr:`precisions` as an object array."""
+        return np.asarray(self.precisions, dtype=object)
+
+    @cached_property
+    def output_precision_array(self) -> np.ndarray:
+        """:attr:`output_precisions` as an object array."""
+        return np.asarray(self.output_precisions, dtype=object)
+
+    @cached_property
+    def first_in_array(self) -> np.ndarray:
+        """:attr:`first_in` as an array (-1: no inputs)."""
+        return np.asarray(self.first_in, dtype=np.int64)
+
+    @cached_property
+    def first_out_array(self) -> np.ndarray:
+        """:attr:`first_out` as an array (-1: no outputs)."""
+        return np.asarray(self.first_out, dtype=np.int64)
+
+    def second_dims(self, uses: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
+        """(axis 1 of each use's shape, whether it has one: a use (not -1) whose shape has at
+        least ``rank`` dimensions)."""
+        shapes = self.table.shapes
+        sizes = np.asarray([len(d) for _, d in shapes], dtype=np.int64)
+        axis1 = np.asarray([d[1] if len(d) > 1 else 0 for _, d in shapes], dtype=np.int64)
+        shape = np.asarray(self._shape, dtype=np.int64)
+        sid = shape[np.where(uses >= 0, uses, 0)] if len(shape) else np.zeros(len(uses), np.int64)
+        valid = (uses >= 0) & (sizes[sid] >= rank) if len(shapes) else np.zeros(len(uses), bool)
+        return np.where(valid, axis1[sid] if len(shapes) else 0, 0), valid
 
     # ------------------------------------------------------------------ the graph
     @cached_property
@@ -189,7 +237,3 @@ def lint_rows(plan: EnginePlan) -> LintRows:
     return found
 
 
-
-def _round(value: float, digits: int = 4) -> float:
-    """:func:`trex.lint.base.r` (a finite value)."""
-    return round(value, digits)
