@@ -93,6 +93,15 @@ def plan_costs(plan: EnginePlan) -> PlanCosts:
     return found
 
 
+def row_cost(plan: EnginePlan, k: int) -> Cost:
+    """The cost of ``plan.df``'s row k (a copy): from :func:`plan_costs` once made, else of the
+    row alone (a linter asking for a few rows)."""
+    found = plan.__dict__.get(_CACHE)
+    if found is not None:
+        return found.cost(k)
+    return layer_cost(RowLayer(plan.table, plan.rows[k]))  # type: ignore[arg-type]
+
+
 def table_costs(table: LayerTable, rows: list[int]) -> PlanCosts:
     """:func:`~trex.compute.costs.layer_cost` of each of ``rows``, once per distinct signature
     (kind, subtype, each tensor's (format, shape) and weight flag, weights, attributes read)."""

@@ -137,17 +137,12 @@ class Linter:
 
     def converts_engine_io_at(self, k: int) -> bool:
         """:meth:`converts_engine_io` of layer k (``plan.layers[k]``)."""
-        inputs, outputs = self.engine_io
-        facts = self.facts
-        first = facts.first_input(k)
-        return (first is not None and facts.tensor_name(first) in inputs) or \
-            any(facts.tensor_name(u) in outputs for u in facts.outputs(k))
+        return self.facts.converts_engine_io[k]
 
     @cached_property
     def engine_io(self) -> tuple[set[str], set[str]]:
         """(engine input tensor names, engine output tensor names) as the layers see them."""
-        inputs, outputs = self.plan.get_bindings()
-        return {t.name for t in inputs}, {t.name for t in outputs}
+        return self.facts.engine_io
 
     def converts_engine_io(self, layer: Layer) -> bool:
         """True for a layer that reads an engine input or writes an engine output: a conversion

@@ -20,6 +20,8 @@ from .gemm import gemm_rows
 _TC_HELP = "TensorCores accelerate large Convolution and GEMM operations."
 _MIXED_HELP = ("Quantized Convolution with float outputs is ill advised for memory-limited "
                "convolutions.")
+_UNKNOWN_MITIGATION = ("Build with --profilingVerbosity=detailed (kernel names in TacticName) or "
+                       "profile with Nsight Systems to see the kernel.")
 _ALIGN_HELP = ("For best performance, the input and output channels of a Tensor Core accelerated "
                "convolution should be aligned to 8 (FP32/FP16) or 16 (INT8).")
 
@@ -66,7 +68,7 @@ class ConvLinter(Linter):
         out = []
         gemm = gemm_rows(self.plan)
         facts = self.facts
-        names, _precisions = facts.names, facts.precisions
+        names = facts.names
         tactics, subtypes = facts.tactic_names, facts.subtypes
         channels = self._channels
         kernels: dict[tuple[str | None, str], KernelInfo] = {}  # a few distinct tactics
@@ -83,11 +85,9 @@ class ConvLinter(Linter):
             evidence = {"input_channels": c, "output_channels": k, "groups": groups,
                         "kernel": kernel.evidence, **facts.timing(i)}
             if kernel.tensor_cores is None:
-                out.append(self.finding(
-                    names[i], "info", "Convolution's Tensor Core use is unknown.", evidence,
-                    "Build with --profilingVerbosity=detailed (kernel names in TacticName) or "
-                    "profile with Nsight Systems to see the kernel.", _TC_HELP,
-                    **self._extra_at(i)))
+                out.append(Finding(
+                    names[i], self.name, "info", "Convolution's Tensor Core use is unknown.",
+                    evidence, _UNKNOWN_MITIGATION, _TC_HELP, self._extra_at(i)))
                 continue
             mitigation = ""
             depthwise = kernel.operation == "depthwise convolution" or (
@@ -100,10 +100,10 @@ class ConvLinter(Linter):
             elif c is not None and first >= 0 and len(facts.dims(first)) == 4 and c < 32:
                 mitigation = ("This Convolution has a small number of input channels so "
                               "acceleration may not be possible.")
-            out.append(self.finding(
-                names[i], "info" if depthwise else "warning", "Convolution is not accelerated.",
-                evidence,
-                mitigation, _TC_HELP, **self._extra_at(i)))
+            out.append(Finding(
+                names[i], self.name, "info" if depthwise else "warning",
+                "Convolution is not accelerated.", evidence, mitigation, _TC_HELP,
+                self._extra_at(i)))
         return out
 
     def mixed_precision_findings(self) -> list[Finding]:
@@ -119,15 +119,15 @@ class ConvLinter(Linter):
             size = facts.size_bytes(written)
             int8_bytes = size * 8 // int(facts.bits(written) or 8)
             engine_output = facts.tensor_name(written) in self.engine_io[1]
-            out.append(self.finding(
-                facts.names[i], "info" if engine_output else "warning",
+            extra = self._extra_at(i)
+            extra["type conversion"] = f"INT8 -> {precision}"
+            out.append(Finding(
+                facts.names[i], self.name, "info" if engine_output else "warning",
                 "Quantized Convolution has float outputs.",
-                {"output_bytes": size, "output_bytes_if_int8": int8_bytes,
-                 **self.layer_timing(i)},
+                {"output_bytes": size, "output_bytes_if_int8": int8_bytes, **facts.timing(i)},
                 ("Expected: the layer writes the engine's output binding, whose type is "
                  f"{precision} (e.g. the logits of the last classifier)." if engine_output
-                 else "Consider adding quantization after the convolution."), _MIXED_HELP,
-                **self._extra_at(i), **{"type conversion": f"INT8 -> {precision}"}))
+                 else "Consider adding quantization after the convolution."), _MIXED_HELP, extra))
         return out
 
     def alignment_findings(self) -> list[Finding]:
@@ -145,12 +145,12 @@ class ConvLinter(Linter):
                 continue
             pads = ", ".join(f"{d} {v} -> {-(-v // align) * align}"
                              for d, v in (("C", c), ("K", k)) if v % align)
-            out.append(self.finding(
-                facts.names[i], "info", "Convolution channels are not optimally aligned.",
+            out.append(Finding(
+                facts.names[i], self.name, "info", "Convolution channels are not optimally aligned.",
                 {"input_channels": c, "output_channels": k, "alignment": align,
                  "input_remainder": c % align, "output_remainder": k % align, **facts.timing(i)},
                 f"Consider changing the alignment of the convolution's channels (pad {pads}).",
-                _ALIGN_HELP, **self._extra_at(i)))
+                _ALIGN_HELP, self._extra_at(i)))
         return out
 
     def check(self) -> list[Finding]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..compute.costs import GEMM_TYPES, gemm_cost
-from ..compute.plan_costs import RowLayer, plan_costs
+from ..compute.plan_costs import RowLayer, row_cost
 from ..kernels import uses_tensor_cores
 from ..model.layer import Layer
 from ..model.plan import EnginePlan
@@ -96,7 +96,7 @@ class TensorCoreGemmLinter(Linter):
             kernel = self.kernel_at(i)
             if kernel.tensor_cores is not False:
                 continue
-            cost = plan_costs(self.plan).cost(i)
+            cost = row_cost(self.plan, i)
             m = cost.m or 0
             if m == 1:
                 mitigation = ("By design for M = 1: a matrix-vector product (GEMV) reads every "

@@ -79,12 +79,12 @@ class QDQLinter(Linter):
                           (" (quantizing the network input is expected)." if severity == "info" else
                            ": place Q/DQ so that the producer can emit (or the consumer read) "
                            "quantized data, e.g. quantize residual and pooling branches."))
-            out.append(self.finding(
-                facts.names[i], severity, f"Unfused {role} layer.",
+            out.append(Finding(
+                facts.names[i], self.name, severity, f"Unfused {role} layer.",
                 {"bytes_in": facts.in_bytes(i), "bytes_out": facts.out_bytes(i),
-                 **self.layer_timing(i)},
+                 **facts.timing(i)},
                 mitigation, _HELP,
-                **{"type conversion": f"{inp if first is not None else '?'} -> "
-                                      f"{outp if written is not None else '?'}",
-                   "layer type": facts.types[i]}))
+                {"type conversion": f"{inp if first is not None else '?'} -> "
+                                    f"{outp if written is not None else '?'}",
+                 "layer type": facts.types[i]}))
         return out

@@ -46,23 +46,23 @@ class _ConversionLinter(Linter):
         facts = self.facts
         first_in, first_out = facts.first_in, facts.first_out
         precisions, outputs = facts.precisions, facts.output_precisions
+        converts = facts.converts_engine_io
+        hazard = f"{self.kind} layer is converting operand data type."
         for i in self._kind_rows():
             first, written = first_in[i], first_out[i]
             inp, outp = precisions[i], outputs[i]  # of inputs[0] and outputs[0]
             if first < 0 or written < 0 or inp == outp:
                 skipped.append(i)  # no tensors, or the data type kept
                 continue
-            io = self.converts_engine_io_at(i)
+            io = converts[i]
             mitigation = (_IO_MITIGATION if io else _conversion_mitigation(inp, outp))
-            out.append(self.finding(
-                facts.names[i], "info" if io else "warning",
-                f"{self.kind} layer is converting operand data type.",
+            out.append(Finding(
+                facts.names[i], self.name, "info" if io else "warning", hazard,
                 {"bytes_in": facts.in_bytes(i), "bytes_out": facts.out_bytes(i),
-                 **self.layer_timing(i)},
+                 **facts.timing(i)},
                 mitigation, _CONVERSION_HELP,
-                origin=facts.origins[i] or "",
-                **{"type conversion": f"{inp} -> {outp}",
-                   "shape conversion": f"{facts.shape(first)} -> {facts.shape(written)}"}))
+                {"origin": facts.origins[i] or "", "type conversion": f"{inp} -> {outp}",
+                 "shape conversion": f"{facts.shape(first)} -> {facts.shape(written)}"}))
         if skipped:
             self.note = self._skipped_note(skipped, len(out) + len(skipped))
         return out

@@ -26,6 +26,7 @@ class LintRows:
     def __init__(self, plan: EnginePlan):
         table: LayerTable = plan.table
         rows = plan.rows
+        self._plan = plan
         self.table = table
         self.rows = rows
         self.names: list[str] = [table.names[i] for i in rows]
@@ -159,6 +160,33 @@ class LintRows:
     @cached_property
     def _total(self) -> float:
         return float(np.nansum(self.latencies)) if len(self.latencies) else 0.0
+
+    @cached_property
+    def engine_io(self) -> tuple[set[str], set[str]]:
+        """(engine input tensor names, engine output tensor names) as the layers see them."""
+        inputs, outputs = self._plan.get_bindings()
+        return {t.name for t in inputs}, {t.name for t in outputs}
+
+    @cached_property
+    def converts_engine_io(self) -> list[bool]:
+        """Per layer: it reads an engine input (its first input) or writes an engine output."""
+        inputs, outputs = self.engine_io
+        names = self.table.tensor_names
+        is_input = np.asarray([n in inputs for n in names] or [False], dtype=bool)
+        is_output = np.asarray([n in outputs for n in names] or [False], dtype=bool)
+        table, use_name = self.table, self.table.use_name
+        first = self.first_in_array
+        reads = np.zeros(len(first), dtype=bool)
+        has = first >= 0
+        reads[has] = is_input[use_name[first[has]]]
+        position = np.full(len(table), -1, dtype=np.int64)  # table row -> layer k
+        position[np.asarray(self.rows, dtype=np.int64)] = np.arange(len(self.rows))
+        outs = table.row_uses(self.rows, True)
+        outs = outs[is_output[use_name[outs]]]
+        written = np.zeros(len(first), dtype=bool)
+        written[position[table.use_row[outs]]] = True
+        found: list[bool] = (reads | written).tolist()
+        return found
 
     # ------------------------------------------------------------------ as arrays
     @cached_property
