@@ -42,6 +42,17 @@ def _evidence_encoder() -> Callable[[Any], str]:
 
 
 _encode_evidence = _evidence_encoder()
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _evidence_text(evidence: dict[Any, Any]) -> str:
+    """The evidence as JSON text: ``clean`` first only where it changes something (a key that is
+    not text, a value that is not a JSON scalar or a finite float)."""
+    for key, value in evidence.items():
+        if type(key) is not str or (type(value) not in _SCALARS and
+                                    not (type(value) is float and value - value == 0)):
+            return _encode_evidence(clean(evidence))
+    return _encode_evidence(evidence)
 MAX_TEXT = 2000  # longest attribute text kept in layer details (longer ones are cut)
 _DETAIL_SKIP = frozenset({"Name", "Inputs", "Outputs"})
 
@@ -191,8 +202,7 @@ class Findings(Compact):
         for key in _TEXTS:
             values = columns[key]
             if key == "evidence":
-                encode = _encode_evidence
-                values = [encode(clean(v)) if isinstance(v, dict) else v for v in values]
+                values = [_evidence_text(v) if isinstance(v, dict) else v for v in values]
             at: dict[str, int] = {}  # a text's index (findings repeat a few texts)
             column = []
             for v in values:

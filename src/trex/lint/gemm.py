@@ -39,7 +39,7 @@ def gemm_rows(plan: EnginePlan) -> list[bool]:
         ops = plan_onnx_ops(plan)
         found = plan.__dict__["_gemm_rows"] = [
             kind in GEMM_TYPES or sub in GEMM_TYPES or (kind == "Convolution" and (
-                "Gemm" in (sub or "") or any(op in _GEMM_OPS for op in ops[i])))
+                "Gemm" in (sub or "") or not _GEMM_OPS.isdisjoint(ops[i])))
             for i, (kind, sub) in enumerate(zip(types, subtypes))]
     return list(found)
 

@@ -22,18 +22,19 @@ class PrecisionIslandLinter(Linter):
         """One finding per group of higher-precision layers surrounded by the engine's precision."""
         facts = self.facts
         types, precisions, names = facts.types, facts.precisions, facts.names
+        ranks = [rank(p) for p in precisions]
         compute = [i for i, kind in enumerate(types) if kind not in _NOT_COMPUTE
-                   and rank(precisions[i]) is not None]
+                   and ranks[i] is not None]
         if not compute:
             return []
-        level = min(rank(precisions[i]) for i in compute)
+        level = min(ranks[i] for i in compute)  # type: ignore[type-var]
         if level == 2:
             return []  # an FP32 engine has no islands
         made_by = facts.producers
         read_by = facts.consumers
-        high = {i for i in compute if rank(precisions[i]) > level}
-        engine = "/".join(sorted({precisions[i] for i in compute
-                                  if rank(precisions[i]) == level}))
+        high = {i for i in compute if ranks[i] > level}  # type: ignore[operator]
+        engine = "/".join(sorted({precisions[i] for i in compute  # type: ignore[misc]
+                                  if ranks[i] == level}))
 
         def through_moves(start: list[int], step) -> set[int]:
             """Compute layers reached from ``start`` by walking over data-movement layers."""
@@ -83,8 +84,8 @@ class PrecisionIslandLinter(Linter):
             inside = set(members)
             up = set().union(*(neighbours[i][0] for i in members)) - inside
             down = set().union(*(neighbours[i][1] for i in members)) - inside
-            if not any(rank(precisions[j]) == level for j in up) or \
-                    not any(rank(precisions[j]) == level for j in down):
+            if not any(ranks[j] == level for j in up) or \
+                    not any(ranks[j] == level for j in down):
                 continue  # at the engine's boundary, not an island
             ms = float(sum(lat[j] for j in members if j < len(lat) and not math.isnan(lat[j])))
             pct = self.share(ms)

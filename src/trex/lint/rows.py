@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -29,14 +30,15 @@ class LintRows:
         self._plan = plan
         self.table = table
         self.rows = rows
-        self.names: list[str] = [table.names[i] for i in rows]
-        self.types: list[str] = [table.types[i] for i in rows]
-        self.subtypes: list[str] = [table.subtypes[i] for i in rows]
-        precisions, outputs = table.precisions, table.output_precisions
-        self.precisions: list[str | None] = [precisions[i] for i in rows]
-        self.output_precisions: list[str] = [outputs[i] for i in rows]
-        self.tactic_names: list[str | None] = [table.tactic_names[i] for i in rows]
-        self.origins: list[str | None] = [table.origins[i] for i in rows]
+        self.names: list[str] = _take(table.names, rows)
+        self.types: list[str] = _take(table.types, rows)
+        self.subtypes: list[str] = _take(table.subtypes, rows)
+        self.precisions: list[str | None] = _take(table.precisions, rows)
+        self.output_precisions: list[str] = _take(table.output_precisions, rows)
+        self.tactic_names: list[str | None] = _take(table.tactic_names, rows)
+        self.origins: list[str | None] = _take(table.origins, rows)
+        self.in_bytes_of: list[int] = _take(table.in_bytes, rows)  # inputs_size_bytes
+        self.out_bytes_of: list[int] = _take(table.out_bytes, rows)  # outputs_size_bytes
         # average latency (ms) of each layer, NaN when unprofiled
         self.latencies: np.ndarray = np.asarray(plan.column("latency.avg_time"), dtype="float64")
         self._timings: dict[int, dict[str, float]] = {}
@@ -115,11 +117,11 @@ class LintRows:
 
     def in_bytes(self, k: int) -> int:
         """Layer k's ``inputs_size_bytes`` (constants left out)."""
-        return self.table.in_bytes[self.rows[k]]
+        return self.in_bytes_of[k]
 
     def out_bytes(self, k: int) -> int:
         """Layer k's ``outputs_size_bytes``."""
-        return self.table.out_bytes[self.rows[k]]
+        return self.out_bytes_of[k]
 
     def attribute(self, k: int, key: str, default: Any = None) -> Any:
         """One attribute of layer k as exported (:meth:`~trex.model.table.LayerTable.attribute`)."""
@@ -255,6 +257,15 @@ class LintRows:
     def output_names(self, k: int) -> list[int]:
         """Layer k's output tensors (name ids), in order."""
         return self._name[self._spans[1][k]:self._spans[2][k]]
+
+
+def _take(values: list[Any], rows: list[int]) -> list[Any]:
+    """``[values[i] for i in rows]``, picked in C."""
+    if not rows:
+        return []
+    if len(rows) == 1:
+        return [values[rows[0]]]
+    return list(itemgetter(*rows)(values))
 
 
 def lint_rows(plan: EnginePlan) -> LintRows:
