@@ -195,24 +195,17 @@ class Findings(Compact):
     def _build(self, columns: dict[str, list[Any]], names: list[str]) -> None:
         index = {name: i for i, name in enumerate(names)}
         self.names = names
-        self.layer = [text(v) for v in columns["layer"]]
+        self.layer = [v if type(v) is str else text(v) for v in columns["layer"]]
         self.row = [index.get(name) for name in columns["layer"]]
         table = Interner()
+        known = table.index  # a text's index (findings repeat a few texts)
         self.columns: dict[str, list[int]] = {}
         for key in _TEXTS:
             values = columns[key]
             if key == "evidence":
                 values = [_evidence_text(v) if isinstance(v, dict) else v for v in values]
-            at: dict[str, int] = {}  # a text's index (findings repeat a few texts)
-            column = []
-            for v in values:
-                found = at.get(v) if type(v) is str else None
-                if found is None:
-                    found = table(text(v))
-                    if type(v) is str:
-                        at[v] = found
-                column.append(found)
-            self.columns[key] = column
+            self.columns[key] = [known[v] if type(v) is str and v in known else table(text(v))
+                                 for v in values]
         self.texts: list[str] = table.values
 
     def __len__(self) -> int:

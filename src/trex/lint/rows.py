@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
+from msgspec import UNSET
 
+from ..formats.layer_records import ATTRIBUTE_FIELDS
 from ..model.plan import EnginePlan
 from ..model.table import LayerTable
 
@@ -130,7 +132,12 @@ class LintRows:
     def attributes(self, positions: list[int], key: str) -> list[Any]:
         """One typed attribute of each of the layers ``positions`` (None where absent)."""
         table, rows = self.table, self.rows
-        return [table.attribute(rows[k], key) for k in positions]
+        field = ATTRIBUTE_FIELDS.get(key)
+        if field is None:
+            return [table.attribute(rows[k], key) for k in positions]
+        records = table.records
+        return [None if value is UNSET else value
+                for value in map(attrgetter(field), [records[rows[k]] for k in positions])]
 
     @cached_property
     def reformats(self) -> list[int]:
