@@ -198,13 +198,17 @@ def decode_layers(data: bytes
     return records, raw_layers, bindings, io
 
 
-def typed_weights(records: Sequence[LayerRecord]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per typed {Type, Count} field, (indices, values) of the records that have it."""
+def typed_weights(records: Sequence[LayerRecord]) -> dict[str, tuple[list[int], list[Any]]]:
+    """Per typed {Type, Count} field, (indices of the records that have it, every record's value
+    or None). Fields no record has (most of them) cost one pass in C."""
     out = {}
+    n = len(records)
     for field, _, _ in WEIGHT_FIELDS:
-        values = np.fromiter(map(attrgetter(field), records), dtype=object, count=len(records))
-        present = np.flatnonzero(values != None)  # noqa: E711 (elementwise)
-        out[field] = (present, values[present])
+        values = list(map(attrgetter(field), records))
+        missing = values.count(None)
+        rows = [] if missing == n else list(range(n)) if not missing else \
+            [i for i, v in enumerate(values) if v is not None]
+        out[field] = (rows, values)
     return out
 
 

@@ -113,7 +113,8 @@ def weight_columns(records: Sequence[LayerRecord], raws: Any, positions: Sequenc
     sizes: dict[tuple[Any, Any], tuple[int, int] | None] = {}
     for field, (rows, values) in typed_weights(records).items():
         is_bias = "bias" in field
-        for i, value in zip(rows.tolist(), values.tolist()):
+        for i in rows:
+            value = values[i]
             key = (value.type, value.count)
             try:
                 size = sizes[key]
