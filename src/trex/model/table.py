@@ -298,7 +298,24 @@ class LayerTable:
         """Per row, the bytes of its outputs."""
         return self._side_bytes(self.use_output)
 
+    @cached_property
+    def _exact_sizes(self) -> np.ndarray | None:
+        """``shape_size`` as int64 when any sum of them is exact in float64 (< 2**53 bytes in all:
+        every real engine); None otherwise (a corrupt file's sizes are summed as Python ints)."""
+        if not self.shape_size:
+            return None
+        largest = max(self.shape_size)
+        if min(self.shape_size) < 0 or largest * max(len(self.use_shape), 1) >= 1 << 53:
+            return None
+        return np.asarray(self.shape_size, dtype=np.int64)
+
     def _side_bytes(self, mask: np.ndarray) -> list[int]:
+        exact = self._exact_sizes
+        if exact is not None:  # summed in C: exact, as every partial sum is below 2**53
+            sums = np.bincount(self.use_row[mask], weights=exact[self.use_shape[mask]],
+                               minlength=len(self.names))
+            summed: list[int] = sums.astype(np.int64).tolist()
+            return summed
         totals = [0] * len(self.names)
         sizes = self.shape_size
         for row, sid in zip(self.use_row[mask].tolist(), self.use_shape[mask].tolist()):
@@ -378,6 +395,11 @@ class LayerTable:
         shape = self.use_shape.copy()
         for use, source in self.alias.items():
             shape[use] = self.use_shape[source]
+        exact = self._exact_sizes
+        if exact is not None:  # each tensor's largest view, in C
+            best = np.zeros(len(self.tensor_names), dtype=np.int64)
+            np.maximum.at(best, self.use_name[uses], exact[shape[uses]])
+            return int(best.sum())
         for name, sid in zip(self.use_name[uses].tolist(), shape[uses].tolist()):
             size = sizes[sid]
             if size > get(name, -1):
