@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from msgspec import UNSET
 
-from ..formats.layer_records import LayerRecord, TensorUses, typed_weights
+from ..formats.layer_records import LayerRecord, TensorUses, TypedWeights, typed_weights
 from ..formats.tensor_format import TensorFormat, dtype_bytes
 from .profiles import profile_of_name, strip_profile
 from .tensors import Activation, format_and_size
@@ -104,14 +104,17 @@ def weight_sizes(weight_dicts: Sequence[tuple[str, Any]]) -> tuple[int, int, int
     return count, weights, bias
 
 
-def weight_columns(records: Sequence[LayerRecord], raws: Any, positions: Sequence[int]
-                   ) -> tuple[list[int], list[int], list[int]]:
+def weight_columns(records: Sequence[LayerRecord], raws: Any, positions: Sequence[int],
+                   typed: TypedWeights | None = None) -> tuple[list[int], list[int], list[int]]:
     """Per record: weights count, weights bytes (bias left out) and bias bytes — from the typed
-    {Type, Count} fields, or from the raw dict of a record with other such attributes."""
+    {Type, Count} fields, or from the raw dict of a record with other such attributes.
+    ``typed``: the reader's typed weights of every record (used when ``records`` are all)."""
     n = len(records)
     count, weights, bias = [0] * n, [0] * n, [0] * n
     sizes: dict[tuple[Any, Any], tuple[int, int] | None] = {}
-    for field, (rows, values) in typed_weights(records).items():
+    if typed is None or len(raws if raws is not None else ()) != n:  # another profile's rows
+        typed = typed_weights(records)
+    for field, (rows, values) in typed.items():
         is_bias = "bias" in field
         for i in rows:
             value = values[i]
@@ -180,7 +183,7 @@ class LayerTable:
     Folded NoOps stay as rows with ``alive`` False."""
 
     def __init__(self, records: Sequence[LayerRecord], positions: Sequence[int], raws: Any,
-                 names: Sequence[str], uses: TensorUses):
+                 names: Sequence[str], uses: TensorUses, weights: TypedWeights | None = None):
         n = len(records)
         self.raws = raws
         self._records = records  # the typed records (a tensor's location is read from them)
@@ -197,7 +200,7 @@ class LayerTable:
                                    else stream_id(s) for s in (r.stream for r in records)]
         self.alive = np.ones(n, dtype=bool)  # False for folded NoOps
         self.weights_count, self.weights_bytes, self.bias_bytes = weight_columns(records, raws,
-                                                                                 positions)
+                                                                                 positions, weights)
         self._select_uses(uses, positions)
         self.constant = np.zeros(len(self.use_row), dtype=bool)  # inputs that are weights
         self.renamed: dict[int, str] = {}  # input use -> the producer's name (a folded NoOp)
