@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import cached_property, lru_cache
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -43,8 +44,8 @@ def layer_kinds(names: Sequence[str], records: Sequence[LayerRecord]) -> list[st
     """:func:`layer_kind` of every record (once per distinct LayerType and ParameterType)."""
     kinds: dict[tuple[str, str | None], str] = {}
     out = []
-    for name, record in zip(names, records):
-        key = (record.layer_type, record.parameter_type)
+    keys = zip(map(attrgetter("layer_type"), records), map(attrgetter("parameter_type"), records))
+    for name, key in zip(names, keys):
         kind = kinds.get(key)
         if kind is None:
             kind = layer_kind(name, *key)
@@ -189,15 +190,17 @@ class LayerTable:
         self._records = records  # the typed records (a tensor's location is read from them)
         self.raw_index: list[int] = list(positions)
         self.names: list[str] = list(names)
-        self.subtypes: list[str] = [r.layer_type for r in records]
+        self.subtypes: list[str] = list(map(attrgetter("layer_type"), records))
         self.types: list[str] = layer_kinds(self.names, records)
-        self.tactic_names: list[str | None] = [r.tactic_name for r in records]
-        self.tactic_values: list[Any] = [r.tactic_value for r in records]
-        self.origins: list[str | None] = [r.origin for r in records]
-        self.onnx_nodes: list[list[str]] = [r.metadata if type(r.metadata) is list else []
-                                            for r in records]
-        self.streams: list[int] = [0 if s is None else s if type(s) is int and 0 <= s < 1 << 31
-                                   else stream_id(s) for s in (r.stream for r in records)]
+        self.tactic_names: list[str | None] = list(map(attrgetter("tactic_name"), records))
+        self.tactic_values: list[Any] = list(map(attrgetter("tactic_value"), records))
+        self.origins: list[str | None] = list(map(attrgetter("origin"), records))
+        self.onnx_nodes: list[list[str]] = [m if type(m) is list else []
+                                            for m in map(attrgetter("metadata"), records)]
+        streams = list(map(attrgetter("stream"), records))
+        self.streams: list[int] = [0] * n if streams.count(None) == n else [
+            0 if s is None else s if type(s) is int and 0 <= s < 1 << 31 else stream_id(s)
+            for s in streams]
         self.alive = np.ones(n, dtype=bool)  # False for folded NoOps
         self.weights_count, self.weights_bytes, self.bias_bytes = weight_columns(records, raws,
                                                                                  positions, weights)
