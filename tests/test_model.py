@@ -8,6 +8,7 @@ two ways.
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import json
 import math
@@ -350,7 +351,7 @@ def test_implausible_numbers_become_missing_with_a_warning(engines, tmp_path):
     graph = json.loads(Path(f"{prefix}.graph.json").read_text())
     graph["Layers"][1]["Inputs"][0]["Dimensions"][2] = 10**30
     Path(f"{prefix}.graph.json").write_text(json.dumps(graph))
-    plan = _quiet(lambda: trex.EnginePlan.from_path(folder))
+    plan = _quiet(functools.partial(trex.EnginePlan.from_path, folder))
     first_conv = graph["Layers"][1]["Name"]
     assert math.isnan(plan.df["latency.avg_time"].iloc[1]) and plan.df["latency.avg_time"].iloc[0] > 0
     assert math.isfinite(plan.total_runtime) and plan.total_runtime < 1
@@ -470,3 +471,43 @@ def test_renamed_modules_keep_their_old_names_and_base_names_are_unique():
         inner = [p for p in paths if p.parts[0] not in ("cli", "jupyter")
                  and not (len(p.parts) == 1 and p.stem in compat.MODULES)]
         assert len(inner) <= 1, (stem, paths)
+
+
+def test_byte_sums_in_numpy_equal_python_integer_sums(engines, monkeypatch):
+    """Tensor bytes per layer and the activation footprint are summed in numpy where float64 is
+    exact; the Python-integer sums (kept for corrupt sizes) must give the same on every engine."""
+    from trex.model.table import LayerTable
+
+    folders = [p for p in sorted(engines.iterdir()) if p.is_dir()]
+    checked = 0
+    for folder in folders:
+        try:
+            fast = _quiet(functools.partial(trex.EnginePlan.from_path, folder))
+        except trex.TrexError:
+            continue
+        with monkeypatch.context() as patched:
+            patched.setattr(LayerTable, "_exact_sizes", None)
+            slow = _quiet(functools.partial(trex.EnginePlan.from_path, folder))
+            assert slow.table._exact_sizes is None
+            slow_facts = (slow.table.in_bytes, slow.table.out_bytes, slow.total_activation_footprint)
+        assert fast.table._exact_sizes is not None or not fast.table.shape_size
+        assert (fast.table.in_bytes, fast.table.out_bytes,
+                fast.total_activation_footprint) == slow_facts, folder.name
+        checked += 1
+    assert checked >= 10
+
+
+def test_huge_tensor_sizes_are_summed_exactly(engines, tmp_path):
+    """Sizes beyond float64's exact range (a corrupt file's) are summed as Python integers."""
+    doc = json.loads((engines / RESNET50).read_text())
+    layer = next(layer for layer in doc["Layers"] if isinstance(layer, dict) and layer.get("Outputs"))
+    layer["Outputs"][0]["Dimensions"] = [1 << 40, 1 << 20]  # 2**60 elements
+    path = tmp_path / "huge.graph.json"
+    path.write_text(json.dumps(doc))
+    plan = _quiet(lambda: trex.EnginePlan(str(path)))
+    row = plan.table.names.index(layer["Name"])
+    assert plan.table._exact_sizes is None
+    assert plan.table.out_bytes[row] >= 1 << 60
+    assert plan.table.out_bytes[row] == sum(
+        plan.table.shape_size[int(plan.table.use_shape[u])]
+        for u in plan.table.uses(row, True))

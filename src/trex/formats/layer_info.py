@@ -17,9 +17,11 @@ from .layer_records import (
     MAX_DIMENSION,
     LayerRecord,
     RawLayers,
+    TypedWeights,
     decode_layers,
     records_from_dicts,
     tensor_uses,
+    typed_weights,
 )
 from .records import LayerInfo, as_text
 from .text import Head, decode, read_bytes
@@ -53,9 +55,9 @@ def read_layer_info(path: str | os.PathLike[str]) -> LayerInfo:
     data = read_bytes(path)
     typed = decode_layers(data)
     if typed is not None:  # the fast path: typed records and raw slices, decoded in C
-        records, raws, bindings, io = typed
+        records, raws, bindings, io, weights = typed
         return finished(records, raws, [clean_name(b) for b in bindings], io, source,
-                        separators=b"\\u001" in data)  # \u001e, \u001f (either case) and kin
+                        separators=b"\\u001" in data, weights=weights)  # \u001e, \u001f (either case) and kin
     doc = parse_big_document(data)
     if doc is not None:
         return layer_info_from_json(doc, source)
@@ -122,10 +124,11 @@ def names_only(names: list[str], bindings: list[str], io_tensors: list[dict[str,
 
 def finished(records: list[LayerRecord], raws: RawLayers, bindings: list[str],
              io_tensors: list[Any], source: str, warnings: list[str] | None = None,
-             separators: bool = False) -> LayerInfo:
+             separators: bool = False, weights: TypedWeights | None = None) -> LayerInfo:
     """LayerInfo of typed records: names cleaned (``separators``: some name may hold TensorRT's
     record separators), ONNX nodes split, tensor formats parsed into values (once per distinct
-    text), implausible dimensions made dynamic with a warning."""
+    text), implausible dimensions made dynamic with a warning; ``weights``: the records' typed
+    weights if the decoder has them already."""
     warnings = list(warnings or [])
     for record in records:
         if record.metadata is not None and type(record.metadata) is not list:
@@ -143,7 +146,8 @@ def finished(records: list[LayerRecord], raws: RawLayers, bindings: list[str],
                         f"(below -1, above 2**48 or not a number), treated as dynamic (-1): "
                         f"layers {shown}")
     return LayerInfo(records, bindings, True, [t for t in io_tensors if isinstance(t, dict)],
-                     source, warnings, raws=raws, uses=uses)
+                     source, warnings, raws=raws, uses=uses,
+                     weights=weights if weights is not None else typed_weights(records))
 
 
 def normalise(

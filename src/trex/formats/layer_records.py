@@ -235,11 +235,11 @@ class RawLayers(Sequence[dict[str, Any]]):
         return sum(1 for v in raw.values() if type(v) is dict and "Count" in v)
 
 
-def decode_layers(data: bytes
-                  ) -> tuple[list[LayerRecord], RawLayers, list[str], list[Any]] | None:
-    """(records, raw layers, bindings, TensorRT 11 I/O tensors) of a detailed layer file's bytes,
-    decoded typed; None when the file is not one whose values fit (names only, odd values, not
-    UTF-8, several documents): the tolerant path reads those."""
+def decode_layers(data: bytes) -> tuple[list[LayerRecord], RawLayers, list[str], list[Any],
+                                        TypedWeights] | None:
+    """(records, raw layers, bindings, TensorRT 11 I/O tensors, typed weights) of a detailed
+    layer file's bytes, decoded typed; None when the file is not one whose values fit (names
+    only, odd values, not UTF-8, several documents): the tolerant path reads those."""
     if data[:1] not in (b"{", b"["):
         return None
     try:
@@ -259,22 +259,30 @@ def decode_layers(data: bytes
     if not records:
         return None
     raw_layers = RawLayers(None, decode=True, data=data, count=len(records))
-    typed = sum(len(records) - list(map(attrgetter(field), records)).count(None)
-                for field, _, _ in WEIGHT_FIELDS)
+    weights = typed_weights(records)
+    typed = sum(len(rows) for rows, _ in weights.values())
     if data.count(b'"Count"') > typed:  # some layer has other {Type, Count} attributes: which?
         for index, record in enumerate(records):
             if raw_layers.counts(index) > _typed_weights(record):
                 record.extra_weights = True
-    return records, raw_layers, bindings, io
+    return records, raw_layers, bindings, io, weights
 
 
-def typed_weights(records: Sequence[LayerRecord]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per typed {Type, Count} field, (indices, values) of the records that have it."""
+# Per typed {Type, Count} field: (indices of the records that have it, every record's value).
+TypedWeights = dict[str, tuple[list[int], list[Any]]]
+
+
+def typed_weights(records: Sequence[LayerRecord]) -> TypedWeights:
+    """Per typed {Type, Count} field, (indices of the records that have it, every record's value
+    or None). Fields no record has (most of them) cost one pass in C."""
     out = {}
+    n = len(records)
     for field, _, _ in WEIGHT_FIELDS:
-        values = np.fromiter(map(attrgetter(field), records), dtype=object, count=len(records))
-        present = np.flatnonzero(values != None)  # noqa: E711 (elementwise)
-        out[field] = (present, values[present])
+        values = list(map(attrgetter(field), records))
+        missing = values.count(None)
+        rows = [] if missing == n else list(range(n)) if not missing else \
+            [i for i, v in enumerate(values) if v is not None]
+        out[field] = (rows, values)
     return out
 
 

@@ -40,6 +40,7 @@ class LayerInfo:
     has_weights: bool = True  # False when the source never lists weights (a build log's layers)
     raws: Any = None  # RawLayers: the exported dicts, one per record
     uses: Any = None  # TensorUses: every input and output of every record, as columns
+    weights: Any = None  # TypedWeights: per {Type, Count} field, the records that have it
 
     @property
     def layers(self) -> list[dict[str, Any]]:

@@ -156,9 +156,12 @@ def precision_counts(plan: EnginePlan) -> dict[str, int]:
 
 
 def _counts(plan: EnginePlan, column: str, skip_missing: bool = False) -> dict[str, int]:
-    values = list(plan.column(column))
-    counts = Counter(v if isinstance(v, str) else "None" for v in values
-                     if isinstance(v, str) or not skip_missing)
+    counts: Counter[str] = Counter()
+    for value, n in Counter(plan.column(column)).items():  # counted in C, then non-text folded
+        if isinstance(value, str):
+            counts[value] += n
+        elif not skip_missing:
+            counts["None"] += n
     return dict(counts.most_common())
 
 

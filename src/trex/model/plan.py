@@ -189,7 +189,8 @@ class EnginePlan(LayerGraph):
         records = [info.records[p] for p in positions]
         names = unique_names([r.name for r in records])
         self._profile_layer_names = set(names)  # profile rows of layers the plan folds away
-        table = self.table = LayerTable(records, positions, info.raws, names, info.uses)
+        table = self.table = LayerTable(records, positions, info.raws, names, info.uses,
+                                              info.weights)
         bindings = _bindings_for_profile(info.bindings, self.profile_id)
         self.dla = table.mark_dla()
         if not bindings:  # a log's binding lines name them; else the graph's loose ends

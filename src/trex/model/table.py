@@ -20,7 +20,13 @@ from typing import Any
 import numpy as np
 from msgspec import UNSET
 
-from ..formats.layer_records import ATTRIBUTE_FIELDS, LayerRecord, TensorUses, typed_weights
+from ..formats.layer_records import (
+    ATTRIBUTE_FIELDS,
+    LayerRecord,
+    TensorUses,
+    TypedWeights,
+    typed_weights,
+)
 from ..formats.tensor_format import TensorFormat, dtype_bytes
 from .profiles import profile_of_name, strip_profile
 from .tensors import Activation, format_and_size
@@ -44,8 +50,8 @@ def layer_kinds(names: Sequence[str], records: Sequence[LayerRecord]) -> list[st
     """:func:`layer_kind` of every record (once per distinct LayerType and ParameterType)."""
     kinds: dict[tuple[str, str | None], str] = {}
     out = []
-    for name, record in zip(names, records):
-        key = (record.layer_type, record.parameter_type)
+    keys = zip(map(attrgetter("layer_type"), records), map(attrgetter("parameter_type"), records))
+    for name, key in zip(names, keys):
         kind = kinds.get(key)
         if kind is None:
             kind = layer_kind(name, *key)
@@ -105,16 +111,20 @@ def weight_sizes(weight_dicts: Sequence[tuple[str, Any]]) -> tuple[int, int, int
     return count, weights, bias
 
 
-def weight_columns(records: Sequence[LayerRecord], raws: Any, positions: Sequence[int]
-                   ) -> tuple[list[int], list[int], list[int]]:
+def weight_columns(records: Sequence[LayerRecord], raws: Any, positions: Sequence[int],
+                   typed: TypedWeights | None = None) -> tuple[list[int], list[int], list[int]]:
     """Per record: weights count, weights bytes (bias left out) and bias bytes — from the typed
-    {Type, Count} fields, or from the raw dict of a record with other such attributes."""
+    {Type, Count} fields, or from the raw dict of a record with other such attributes.
+    ``typed``: the reader's typed weights of every record (used when ``records`` are all)."""
     n = len(records)
     count, weights, bias = [0] * n, [0] * n, [0] * n
     sizes: dict[tuple[Any, Any], tuple[int, int] | None] = {}
-    for field, (rows, values) in typed_weights(records).items():
+    if typed is None or len(raws if raws is not None else ()) != n:  # another profile's rows
+        typed = typed_weights(records)
+    for field, (rows, values) in typed.items():
         is_bias = "bias" in field
-        for i, value in zip(rows.tolist(), values.tolist()):
+        for i in rows:
+            value = values[i]
             key = (value.type, value.count)
             try:
                 size = sizes[key]
@@ -180,24 +190,26 @@ class LayerTable:
     Folded NoOps stay as rows with ``alive`` False."""
 
     def __init__(self, records: Sequence[LayerRecord], positions: Sequence[int], raws: Any,
-                 names: Sequence[str], uses: TensorUses):
+                 names: Sequence[str], uses: TensorUses, weights: TypedWeights | None = None):
         n = len(records)
         self.raws = raws
         self._records = records  # the typed records (a tensor's location is read from them)
         self.raw_index: list[int] = list(positions)
         self.names: list[str] = list(names)
-        self.subtypes: list[str] = [r.layer_type for r in records]
+        self.subtypes: list[str] = list(map(attrgetter("layer_type"), records))
         self.types: list[str] = layer_kinds(self.names, records)
-        self.tactic_names: list[str | None] = [r.tactic_name for r in records]
-        self.tactic_values: list[Any] = [r.tactic_value for r in records]
-        self.origins: list[str | None] = [r.origin for r in records]
-        self.onnx_nodes: list[list[str]] = [r.metadata if type(r.metadata) is list else []
-                                            for r in records]
-        self.streams: list[int] = [0 if s is None else s if type(s) is int and 0 <= s < 1 << 31
-                                   else stream_id(s) for s in (r.stream for r in records)]
+        self.tactic_names: list[str | None] = list(map(attrgetter("tactic_name"), records))
+        self.tactic_values: list[Any] = list(map(attrgetter("tactic_value"), records))
+        self.origins: list[str | None] = list(map(attrgetter("origin"), records))
+        self.onnx_nodes: list[list[str]] = [m if type(m) is list else []
+                                            for m in map(attrgetter("metadata"), records)]
+        streams = list(map(attrgetter("stream"), records))
+        self.streams: list[int] = [0] * n if streams.count(None) == n else [
+            0 if s is None else s if type(s) is int and 0 <= s < 1 << 31 else stream_id(s)
+            for s in streams]
         self.alive = np.ones(n, dtype=bool)  # False for folded NoOps
         self.weights_count, self.weights_bytes, self.bias_bytes = weight_columns(records, raws,
-                                                                                 positions)
+                                                                                 positions, weights)
         self._select_uses(uses, positions)
         self.constant = np.zeros(len(self.use_row), dtype=bool)  # inputs that are weights
         self.renamed: dict[int, str] = {}  # input use -> the producer's name (a folded NoOp)
@@ -338,7 +350,24 @@ class LayerTable:
         """Per row, the bytes of its outputs."""
         return self._side_bytes(self.use_output)
 
+    @cached_property
+    def _exact_sizes(self) -> np.ndarray | None:
+        """``shape_size`` as int64 when any sum of them is exact in float64 (< 2**53 bytes in all:
+        every real engine); None otherwise (a corrupt file's sizes are summed as Python ints)."""
+        if not self.shape_size:
+            return None
+        largest = max(self.shape_size)
+        if min(self.shape_size) < 0 or largest * max(len(self.use_shape), 1) >= 1 << 53:
+            return None
+        return np.asarray(self.shape_size, dtype=np.int64)
+
     def _side_bytes(self, mask: np.ndarray) -> list[int]:
+        exact = self._exact_sizes
+        if exact is not None:  # summed in C: exact, as every partial sum is below 2**53
+            sums = np.bincount(self.use_row[mask], weights=exact[self.use_shape[mask]],
+                               minlength=len(self.names))
+            summed: list[int] = sums.astype(np.int64).tolist()
+            return summed
         totals = [0] * len(self.names)
         sizes = self.shape_size
         for row, sid in zip(self.use_row[mask].tolist(), self.use_shape[mask].tolist()):
@@ -418,6 +447,11 @@ class LayerTable:
         shape = self.use_shape.copy()
         for use, source in self.alias.items():
             shape[use] = self.use_shape[source]
+        exact = self._exact_sizes
+        if exact is not None:  # each tensor's largest view, in C
+            best = np.zeros(len(self.tensor_names), dtype=np.int64)
+            np.maximum.at(best, self.use_name[uses], exact[shape[uses]])
+            return int(best.sum())
         for name, sid in zip(self.use_name[uses].tolist(), shape[uses].tolist()):
             size = sizes[sid]
             if size > get(name, -1):
