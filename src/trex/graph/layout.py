@@ -136,6 +136,18 @@ def _isotonic(targets: list[float]) -> list[float]:
     return out
 
 
+def _mean_of(x: list[float], first: list[int], second: Sequence[int], default: float) -> float:
+    """The mean x of the nodes ``first`` then ``second`` (summed in that order), else ``default``."""
+    total_x, count = 0.0, 0
+    for u in first:
+        total_x += x[u]
+        count += 1
+    for u in second:
+        total_x += x[u]
+        count += 1
+    return total_x / count if count else default
+
+
 def layered_layout(widths: Sequence[float], heights: Sequence[float],
                    edges: Sequence[tuple[int, int]], buses: Sequence[Bus] = (),
                    back: Collection[int] = (),
@@ -197,15 +209,27 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
         for i, v in enumerate(row):
             pos[v] = float(i)
 
-    def sweep(layers: range, adj: list[list[int]]) -> None:
+    # Rows of one node are neither re-ordered nor packed: the passes visit the others only.
+    multi = [li for li in range(nlayers) if len(rows[li]) > 1]
+
+    def sweep(layers: list[int], adj: list[list[int]]) -> None:
+        """Order each row by the mean position of its neighbours in ``adj`` (ties: as it was)."""
         for li in layers:
             row = rows[li]
-            if len(row) < 2:  # nothing to order (its one node stays at position 0)
-                continue
             keys = []
             for v in row:
                 nb = adj[v]
-                keys.append((sum(pos[u] for u in nb) / len(nb) if nb else pos[v], pos[v], v))
+                if not nb:
+                    keys.append((pos[v], pos[v], v))
+                elif len(nb) == 1:
+                    keys.append((pos[nb[0]] / 1, pos[v], v))  # sum([p]) / 1: p
+                else:
+                    keys.append((sum([pos[u] for u in nb]) / len(nb), pos[v], v))
+            if len(keys) == 2:
+                if keys[1] < keys[0]:
+                    row[0], row[1] = row[1], row[0]
+                    pos[row[0]], pos[row[1]] = 0.0, 1.0
+                continue
             keys.sort()
             row[:] = [k[2] for k in keys]
             for i, v in enumerate(row):
@@ -213,9 +237,9 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
 
     for k in range(ORDER_SWEEPS):
         if k % 2 == 0:
-            sweep(range(1, nlayers), up)
+            sweep([li for li in multi if li >= 1], up)
         else:
-            sweep(range(nlayers - 2, -1, -1), down)
+            sweep([li for li in reversed(multi) if li <= nlayers - 2], down)
 
     # x coordinates: pack each layer, then pull nodes towards their neighbours.
     x = [0.0] * total
@@ -227,37 +251,57 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
         shift = (cursor - NODE_GAP) / 2
         for v in row:
             x[v] -= shift
+    # each row's packed offsets (the rows keep their order from here on)
+    offsets_of: list[list[float] | None] = [None] * nlayers
+    for li, row in enumerate(rows):
+        if len(row) > 1:
+            offsets = [0.0] * len(row)
+            for i in range(1, len(row)):
+                offsets[i] = offsets[i - 1] + (width[row[i - 1]] + width[row[i]]) / 2 + NODE_GAP
+            offsets_of[li] = offsets
 
-    def place(row: list[int], desired: list[float]) -> None:
-        if len(row) == 1:  # a node alone in its layer goes where its neighbours want it
-            x[row[0]] = desired[0] + 0.0
-            return
-        offsets = [0.0] * len(row)
-        for i in range(1, len(row)):
-            offsets[i] = offsets[i - 1] + (width[row[i - 1]] + width[row[i]]) / 2 + NODE_GAP
-        fitted = _isotonic([d - o for d, o in zip(desired, offsets)])
-        for v, f, o in zip(row, fitted, offsets):
-            x[v] = f + o
-
-    def relax(layers: range, adjs: tuple[list[list[int]], ...]) -> None:
+    def relax(layers: range, adj: list[list[int]], other: list[list[int]] | None = None) -> None:
+        """Each node to the mean x of its neighbours in ``adj`` (and ``other``), a row kept in
+        order and apart (isotonic regression of the wanted positions less the packed offsets)."""
         for li in layers:
             row = rows[li]
-            desired = []
-            for v in row:
-                total_x, count = 0.0, 0
-                for adj in adjs:
-                    for u in adj[v]:
-                        total_x += x[u]
-                        count += 1
-                desired.append(total_x / count if count else x[v])
-            place(row, desired)
+            if len(row) == 1:  # a node alone in its layer goes where its neighbours want it
+                v = row[0]
+                nb = adj[v]
+                if other is None:
+                    if nb:
+                        total_x = 0.0
+                        for u in nb:
+                            total_x += x[u]
+                        x[v] = total_x / len(nb) + 0.0
+                    else:
+                        x[v] += 0.0
+                    continue
+                x[v] = _mean_of(x, nb, other[v], x[v]) + 0.0
+                continue
+            if other is None:
+                desired = [_mean_of(x, adj[v], (), x[v]) for v in row]
+            else:
+                desired = [_mean_of(x, adj[v], other[v], x[v]) for v in row]
+            offsets = offsets_of[li]
+            assert offsets is not None
+            if len(row) == 2:  # pool adjacent violators on two values
+                first, second = desired[0], desired[1] - offsets[1]
+                if first > second:
+                    first = second = (second + first) / 2
+                x[row[0]] = first + offsets[0]
+                x[row[1]] = second + offsets[1]
+                continue
+            fitted = _isotonic([d - o for d, o in zip(desired, offsets)])
+            for v, f, o in zip(row, fitted, offsets):
+                x[v] = f + o
 
     for k in range(PLACEMENT_SWEEPS):
         if k % 2 == 0:
-            relax(range(1, nlayers), (up,))
+            relax(range(1, nlayers), up)
         else:
-            relax(range(nlayers - 2, -1, -1), (down,))
-    relax(range(nlayers), (up, down))
+            relax(range(nlayers - 2, -1, -1), down)
+    relax(range(nlayers), up, down)
 
     # y coordinates: each layer as tall as its tallest node.
     layer_height = [0.0] * nlayers
