@@ -79,6 +79,12 @@ def dot_cost(graph: Any) -> DotCost:
     """The :class:`DotCost` of a :class:`~trex.graph.dot.DotGraph`, in linear time."""
     # A scene's own structure (cached) honours its bundle_hubs; other graphs are not bundled.
     structure = graph.structure if hasattr(graph, "bundle_hubs") else _unbundled(graph)
+    return structure_cost(structure, [bool(edge.label) for edge in graph.edges])
+
+
+def structure_cost(structure: Any, labelled_edges: list[bool]) -> DotCost:
+    """The :class:`DotCost` of a drawing's :class:`~trex.graph.structure.GraphStructure`;
+    ``labelled_edges``: per edge, whether it has a label."""
     layers = structure.layers
     nlayers = (max(layers) + 2) if layers else 1
     spans: list[tuple[int, int]] = []  # the (upper, lower) layers of every drawn edge
@@ -100,7 +106,7 @@ def dot_cost(graph: Any) -> DotCost:
     for i, (s, t) in enumerate(structure.ends):
         if s == t:
             continue
-        labelled += bool(graph.edges[i].label)
+        labelled += labelled_edges[i]
         if i in bussed:
             continue
         fan_out[s] += 1

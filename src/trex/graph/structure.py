@@ -69,10 +69,16 @@ def structure_of(graph: Any, bundle_hubs: bool = True) -> GraphStructure:
     index = {node.id: i for i, node in enumerate(graph.nodes)}
     ends = [(index[e.src], index[e.dst]) for e in graph.edges]
     back = [i for i, e in enumerate(graph.edges) if getattr(e, "back", False)]
-    layers, forward = topological_layers(len(index), ends, back)
-    buses: list[Bus] = []
-    if bundle_hubs:
-        keys = [e.tensor.name if e.kind == "data" and e.tensor is not None and not e.back else None
-                for e in graph.edges]
-        buses = find_buses(ends, keys, layers, forward)
-    return GraphStructure(index, ends, layers, forward, back, buses)
+    keys = [e.tensor.name if e.kind == "data" and e.tensor is not None and not e.back else None
+            for e in graph.edges] if bundle_hubs else []
+    return structure_of_edges(len(index), ends, back, keys, bundle_hubs, index)
+
+
+def structure_of_edges(n: int, ends: list[tuple[int, int]], back: list[int], keys: list[Any],
+                       bundle_hubs: bool = True, index: dict[str, int] | None = None
+                       ) -> GraphStructure:
+    """The structure of ``n`` nodes and edges ``ends`` (``back``: a loop's back-edges; ``keys``:
+    each edge's tensor name, None for edges never bundled); ``index``: node id -> node."""
+    layers, forward = topological_layers(n, ends, back)
+    buses = find_buses(ends, keys, layers, forward) if bundle_hubs else []
+    return GraphStructure(index if index is not None else {}, ends, layers, forward, back, buses)
