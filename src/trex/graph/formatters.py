@@ -267,7 +267,11 @@ def head_rows(layer_type: str, name: str, onnx_nodes: list[str], origin: str | N
             if len(parts) > MAX_NAME_ROWS:
                 parts = [*parts[:MAX_NAME_ROWS - 1],
                          f"{ELLIPSIS} {len(parts) - MAX_NAME_ROWS + 1} more fused names"]
-            rows.extend((line, None) for part in parts for line in wrap_row(part))
+            for part in parts:
+                if len(part) <= MAX_ROW_CHARS:  # wrap_row's first case, without the call
+                    rows.append((part, None))
+                else:
+                    rows.extend((line, None) for line in wrap_row(part))
     if layer_type == "Reformat" and origin:
         rows.append((origin, None))
     return rows

@@ -41,21 +41,29 @@ def find_buses(ends: list[tuple[int, int]], keys: list[Any], layers: list[int],
                forward: list[bool]) -> list[Bus]:
     """Hubs among forward edges with a key (the tensor; None: never bundled), fan-out first."""
     out_groups: dict[tuple[int, Any], list[int]] = {}
-    for i, (s, _) in enumerate(ends):
-        if keys[i] is not None and forward[i]:
-            out_groups.setdefault((s, keys[i]), []).append(i)
+    for i, ((s, _), key, ahead) in enumerate(zip(ends, keys, forward)):
+        if key is not None and ahead:
+            group = out_groups.get((s, key))
+            if group is None:
+                out_groups[(s, key)] = [i]
+            else:
+                group.append(i)
     buses: list[Bus] = []
     bundled: set[int] = set()
     for (node, _), members in out_groups.items():
-        if _is_hub(members, [layers[ends[i][1]] for i in members]):
+        if len(members) >= HUB_MIN_EDGES and _is_hub(members, [layers[ends[i][1]] for i in members]):
             buses.append(Bus(node, members, "out"))
             bundled.update(members)
     in_groups: dict[int, list[int]] = {}
-    for i, (_, t) in enumerate(ends):
-        if keys[i] is not None and forward[i] and i not in bundled:
-            in_groups.setdefault(t, []).append(i)
+    for i, ((_, t), key, ahead) in enumerate(zip(ends, keys, forward)):
+        if key is not None and ahead and i not in bundled:
+            group = in_groups.get(t)
+            if group is None:
+                in_groups[t] = [i]
+            else:
+                group.append(i)
     for node, members in in_groups.items():
-        if _is_hub(members, [layers[ends[i][0]] for i in members]):
+        if len(members) >= HUB_MIN_EDGES and _is_hub(members, [layers[ends[i][0]] for i in members]):
             buses.append(Bus(node, members, "in"))
     return buses
 

@@ -217,6 +217,9 @@ def graph_payload(plan: PlanLike, layout_method: str = "auto") -> dict[str, Any]
     legend_precision: Counter[tuple[str, int]] = Counter()
     precision_fill: dict[Any, int] = {}  # a precision -> its fill's palette index
     pens: dict[Any, float] = {}
+    type_fills: dict[Any, int] = {}  # a layer's fill colour -> its palette index
+    latency_fills: dict[str, int] = {}  # a latency colour -> its palette index
+    fills, strokes, names, layer_types = drawn.fills, drawn.strokes, drawn.names, drawn.types
     for i, kind in enumerate(drawn.kinds):
         kind_col.append(kinds.get(kind, 0))
         row = drawn.df_rows[i]
@@ -229,30 +232,34 @@ def graph_payload(plan: PlanLike, layout_method: str = "auto") -> dict[str, Any]
             indices.append(found)
         rows_col.append(indices)
         if kind == "layer":
-            layer_type = drawn.types[i]
             precision = drawn.precisions[i]
-            type_fill = palette(drawn.fills[i], UNKNOWN_KEY_COLOR)
+            type_fill = type_fills.get(fills[i])
+            if type_fill is None:
+                type_fill = type_fills[fills[i]] = palette(fills[i], UNKNOWN_KEY_COLOR)
             fill_type.append(type_fill)
             found = precision_fill.get(precision)
             if found is None:
                 found = precision_fill[precision] = palette(
                     key_color(precision, precision_colormap), "gray")
             fill_precision.append(found)
-            fill_latency.append(palette(latency_color(latencies.get(drawn.names[i]), slowest),
-                                        "gray"))
-            legend_type[(str(layer_type), type_fill)] += 1
+            color = latency_color(latencies.get(names[i]), slowest)
+            latency_fill = latency_fills.get(color)
+            if latency_fill is None:
+                latency_fill = latency_fills[color] = palette(color, "gray")
+            fill_latency.append(latency_fill)
+            legend_type[(str(layer_types[i]), type_fill)] += 1
             legend_precision[(str(precision or "None"), found)] += 1
         else:
-            own_fill = palette(drawn.fills[i], "white")
+            own_fill = palette(fills[i], "white")
             fill_type.append(own_fill)
             fill_precision.append(own_fill)
             fill_latency.append(own_fill)
-        stroke.append(palette(drawn.strokes[i], "black"))
+        stroke.append(palette(strokes[i], "black"))
         width = pens.get(drawn.pens[i])
         if width is None:
             width = pens[drawn.pens[i]] = _pen(drawn.pens[i])
         pen.append(width)
-        name_col.append(None if row >= 0 else drawn.names[i])
+        name_col.append(None if row >= 0 else names[i])
 
     edge_color = [palette(color, "black") for color in drawn.edge_colors]
     edge_dash = [1 if dashed else 0 for dashed in drawn.edge_dashed]
