@@ -260,48 +260,66 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
                 offsets[i] = offsets[i - 1] + (width[row[i - 1]] + width[row[i]]) / 2 + NODE_GAP
             offsets_of[li] = offsets
 
-    def relax(layers: range, adj: list[list[int]], other: list[list[int]] | None = None) -> None:
-        """Each node to the mean x of its neighbours in ``adj`` (and ``other``), a row kept in
-        order and apart (isotonic regression of the wanted positions less the packed offsets)."""
+    single = [row[0] if len(row) == 1 else -1 for row in rows]  # a layer's one node
+
+    def relax(layers: range, adj: list[list[int]]) -> None:
+        """Each node to the mean x of its neighbours in ``adj``, a row kept in order and apart
+        (isotonic regression of the wanted positions less the packed offsets)."""
         for li in layers:
-            row = rows[li]
-            if len(row) == 1:  # a node alone in its layer goes where its neighbours want it
-                v = row[0]
+            v = single[li]
+            if v >= 0:  # a node alone in its layer goes where its neighbours want it
                 nb = adj[v]
-                if other is None:
-                    if nb:
-                        total_x = 0.0
-                        for u in nb:
-                            total_x += x[u]
-                        x[v] = total_x / len(nb) + 0.0
-                    else:
-                        x[v] += 0.0
-                    continue
-                x[v] = _mean_of(x, nb, other[v], x[v]) + 0.0
+                if nb:
+                    total_x = 0.0
+                    for u in nb:
+                        total_x += x[u]
+                    x[v] = total_x / len(nb) + 0.0
+                else:
+                    x[v] += 0.0
                 continue
-            if other is None:
-                desired = [_mean_of(x, adj[v], (), x[v]) for v in row]
-            else:
-                desired = [_mean_of(x, adj[v], other[v], x[v]) for v in row]
-            offsets = offsets_of[li]
-            assert offsets is not None
-            if len(row) == 2:  # pool adjacent violators on two values
-                first, second = desired[0], desired[1] - offsets[1]
-                if first > second:
-                    first = second = (second + first) / 2
-                x[row[0]] = first + offsets[0]
-                x[row[1]] = second + offsets[1]
+            row = rows[li]
+            desired = []
+            for v in row:
+                nb = adj[v]
+                if nb:
+                    total_x = 0.0
+                    for u in nb:
+                        total_x += x[u]
+                    desired.append(total_x / len(nb))
+                else:
+                    desired.append(x[v])
+            _fit(row, desired, offsets_of[li])
+
+    def relax_both(layers: range) -> None:
+        """:func:`relax` towards the neighbours above and below."""
+        for li in layers:
+            v = single[li]
+            if v >= 0:
+                x[v] = _mean_of(x, up[v], down[v], x[v]) + 0.0
                 continue
-            fitted = _isotonic([d - o for d, o in zip(desired, offsets)])
-            for v, f, o in zip(row, fitted, offsets):
-                x[v] = f + o
+            row = rows[li]
+            _fit(row, [_mean_of(x, up[v], down[v], x[v]) for v in row], offsets_of[li])
+
+    def _fit(row: list[int], desired: list[float], offsets: list[float] | None) -> None:
+        if offsets is None:  # an empty layer
+            return
+        if len(row) == 2:  # pool adjacent violators on two values
+            first, second = desired[0], desired[1] - offsets[1]
+            if first > second:
+                first = second = (second + first) / 2
+            x[row[0]] = first + offsets[0]
+            x[row[1]] = second + offsets[1]
+            return
+        fitted = _isotonic([d - o for d, o in zip(desired, offsets)])
+        for v, f, o in zip(row, fitted, offsets):
+            x[v] = f + o
 
     for k in range(PLACEMENT_SWEEPS):
         if k % 2 == 0:
             relax(range(1, nlayers), up)
         else:
             relax(range(nlayers - 2, -1, -1), down)
-    relax(range(nlayers), up, down)
+    relax_both(range(nlayers))
 
     # y coordinates: each layer as tall as its tallest node.
     layer_height = [0.0] * nlayers
@@ -342,10 +360,13 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
             right = max(x[s] + width[s] / 2, x[t] + width[t] / 2) + BACK_EDGE_OFFSET
             routes.append([(x[s] + width[s] / 2, y[s]), (right, (y[s] + y[t]) / 2),
                            (x[t] + width[t] / 2, y[t])])
-        elif chain is None:
-            routes.append([bottom(s), top(t)])
+        elif chain is None or len(chain) == 2:
+            routes.append([(x[s], y[s] + heights[s] / 2), (x[t], y[t] - heights[t] / 2)])
         else:
-            routes.append([bottom(s), *((x[d], y[d]) for d in chain[1:-1]), top(t)])
+            route = [(x[s], y[s] + heights[s] / 2)]
+            route.extend([(x[d], y[d]) for d in chain[1:-1]])
+            route.append((x[t], y[t] - heights[t] / 2))
+            routes.append(route)
     bus_routes = []
     for bus, path in zip(buses, paths):
         if len(path) < 2:

@@ -315,35 +315,32 @@ def table_regions(table: Any, rows: list[int], is_binding_name: Any
     a switch from reading to writing starts a generation; a Recurrence's read of a tensor not
     written yet is kept for after the writes; a generation shows its largest view."""
     names = table.tensor_names
-    use_name: list[int] = table.use_name.tolist()
-    sizes = use_sizes(table)
     types = table.types
-    uses = table.uses
+    recurrent = {t for t in set(types) if is_recurrence(t)}
+    wanted = np.zeros(len(types), dtype=bool)
+    wanted[np.asarray(rows, dtype=np.int64)] = True
+    selected = np.flatnonzero(wanted[table.use_row])  # uses in order: by row, inputs first
+    sizes = use_sizes(table)
+    # each use's port: its place among its row's inputs (or outputs)
+    key = 2 * table.use_row + table.use_output
+    first = np.searchsorted(key, key[selected])  # the uses are sorted by row and side
     story: dict[str, list[tuple[int, int, bool, int]]] = {}
     deferred: list[tuple[str, int, int, int]] = []
     written: set[str] = set()
-    for row in rows:
-        recurrence = is_recurrence(types[row])
-        span = uses(row, False)
-        base = span.start
-        for u in span:
-            name = names[use_name[u]]
-            events = story.get(name)
-            if events is None:
-                events = story[name] = []
-            if recurrence and name not in written and not is_binding_name(name):
-                deferred.append((name, row, u - base, u))
-                continue
-            events.append((row, u - base, False, u))
-        span = uses(row, True)
-        base = span.start
-        for u in span:
-            name = names[use_name[u]]
-            events = story.get(name)
-            if events is None:
-                events = story[name] = []
-            events.append((row, u - base, True, u))
+    for u, row, is_write, port, name_id in zip(
+            selected.tolist(), table.use_row[selected].tolist(),
+            table.use_output[selected].tolist(), (selected - first).tolist(),
+            table.use_name[selected].tolist()):
+        name = names[name_id]
+        events = story.get(name)
+        if events is None:
+            events = story[name] = []
+        if is_write:
             written.add(name)
+        elif types[row] in recurrent and name not in written and not is_binding_name(name):
+            deferred.append((name, row, port, u))
+            continue
+        events.append((row, port, is_write, u))
     for name, row, port, u in deferred:
         story[name].append((row, port, False, u))
 

@@ -106,15 +106,22 @@ def table_scene(plan: EnginePlan) -> TableScene:
     latencies = plan_latencies(plan)
     origins, onnx_nodes = table.origins, table.onnx_nodes
     layer_index: dict[str, int] = {}
+    kinds, node_names, node_rows = scene.kinds, scene.names, scene.rows
+    first = len(kinds)
     for row in layers:
         name, kind, stream = names[row], types[row], streams[row]
-        layer_index[name] = len(scene.kinds)
+        layer_index[name] = len(kinds)
         rows = head_rows(kind, name, onnx_nodes[row], origins[row],
                          latencies.get(name) or None, bounded=True)
         if stream > 0:
             rows.append(stream_row(stream))
-        _node(scene, "sync" if kind in SYNC_TYPES else "constant" if kind == "Constant"
-              else "layer", name, rows, row, None, False)
+        kinds.append("sync" if kind in SYNC_TYPES else "constant" if kind == "Constant"
+                     else "layer")
+        node_names.append(name)
+        node_rows.append(rows)
+    scene.table_rows.extend(layers)
+    scene.tensors.extend([None] * (len(kinds) - first))
+    scene.users.extend([False] * (len(kinds) - first))
 
     _data_edges(scene, plan, edges, region_index, layer_index, layers)
     for i, j in dependency_pairs([types[row] for row in layers], [streams[row] for row in layers],
@@ -152,7 +159,8 @@ def _data_edges(scene: TableScene, plan: EnginePlan, edges: list[tuple[bool, Any
     use_name = table.use_name
     all_rows = plan.all_rows
     colors: dict[int, str] = {}  # shape id -> colour
-    loops = any(is_recurrence(types[row]) for row in all_rows)
+    recurrent = {t for t in set(types) if is_recurrence(t)}
+    loops = bool(recurrent) and any(types[row] in recurrent for row in all_rows)
     order: dict[str, int] = {}
     producer: dict[str, int] = {}
     layer_types: dict[str, str] = {}
