@@ -191,75 +191,90 @@ def graph_payload(plan: PlanLike, layout_method: str = "auto") -> dict[str, Any]
     Label rows are indices into ``nodes["text"]`` (each distinct row text once); routes leave
     out their default end points (see :func:`_routes`). A whole plan is read from its columns
     (no Layer objects made); other plan-like objects through DotGraph."""
-    with gc_paused():
-        if isinstance(plan, EnginePlan) and not getattr(plan, "highlighted", None):
-            drawn = _from_table(plan)
-        else:
-            drawn = _from_scene(plan)
-        structure = drawn.graph.structure
-        sizes = [node_size(rows) for rows in drawn.rows]
-        ends = structure.ends
-        cost = structure_cost(structure, drawn.labelled)
-        layout, method, note = place_graph(drawn.graph, sizes, layout_method, cost=cost)
-        if method == "layered" and not note and layout_method == "auto" and dot_executable():
-            note = (f"Graphviz dot would be slow on this graph ({cost.describe()}); "
-                    "it is laid out by trex's own layout")
+    with gc_paused():  # many small lists and tuples, none of them in a cycle
+        return _payload(plan, layout_method)
+
+
+def _payload(plan: PlanLike, layout_method: str) -> dict[str, Any]:
+    if isinstance(plan, EnginePlan) and not getattr(plan, "highlighted", None):
+        drawn = _from_table(plan)
+    else:
+        drawn = _from_scene(plan)
+    structure = drawn.graph.structure
+    sizes = [node_size(rows) for rows in drawn.rows]
+    ends = structure.ends
+    cost = structure_cost(structure, drawn.labelled)
+    layout, method, note = place_graph(drawn.graph, sizes, layout_method, cost=cost)
+    if method == "layered" and not note and layout_method == "auto" and dot_executable():
+        note = (f"Graphviz dot would be slow on this graph ({cost.describe()}); "
+                "it is laid out by trex's own layout")
 
     latencies = plan_latencies(plan)
     slowest = max((v for v in latencies.values() if v == v), default=0.0)
     palette = _Palette()
     texts = Interner()
     text_at: dict[Any, int] = {}  # a row's text -> its index in texts (rows repeat: fit once)
-    kinds = {kind: k for k, kind in enumerate(KINDS)}
-    fill_type, fill_precision, fill_latency, stroke, pen = [], [], [], [], []
-    row_col, kind_col, rows_col, name_col = [], [], [], []
-    legend_type: Counter[tuple[str, int]] = Counter()
-    legend_precision: Counter[tuple[str, int]] = Counter()
-    precision_fill: dict[Any, int] = {}  # a precision -> its fill's palette index
-    pens: dict[Any, float] = {}
-    type_fills: dict[Any, int] = {}  # a layer's fill colour -> its palette index
-    latency_fills: dict[str, int] = {}  # a latency colour -> its palette index
-    fills, strokes, names, layer_types = drawn.fills, drawn.strokes, drawn.names, drawn.types
-    for i, kind in enumerate(drawn.kinds):
-        kind_col.append(kinds.get(kind, 0))
-        row = drawn.df_rows[i]
-        row_col.append(row)
+    rows_col = []
+    for rows in drawn.rows:
         indices = []
-        for text, _ in drawn.rows[i]:
+        for text, _ in rows:
             found = text_at.get(text)
             if found is None:
                 found = text_at[text] = texts(fit_row(str(text)))
             indices.append(found)
         rows_col.append(indices)
-        if kind == "layer":
-            precision = drawn.precisions[i]
-            type_fill = type_fills.get(fills[i])
-            if type_fill is None:
-                type_fill = type_fills[fills[i]] = palette(fills[i], UNKNOWN_KEY_COLOR)
-            fill_type.append(type_fill)
-            found = precision_fill.get(precision)
+    kind_of = {kind: k for k, kind in enumerate(KINDS)}
+    kind_col = [kind_of.get(kind, 0) for kind in drawn.kinds]
+    is_layer = [kind == "layer" for kind in drawn.kinds]
+    names = drawn.names
+    colors = [latency_color(latencies.get(name), slowest) if layer else None
+              for name, layer in zip(names, is_layer)]
+    # Palette indices in the order the colours are met: per node its type, precision and
+    # latency fills (or its own fill), then its stroke.
+    fill_type, fill_precision, fill_latency, stroke = [], [], [], []
+    type_fills: dict[Any, int] = {}
+    precision_fills: dict[Any, int] = {}
+    latency_fills: dict[str, int] = {}
+    own_fills: dict[Any, int] = {}
+    strokes: dict[Any, int] = {}
+    for layer, fill, precision, color, line in zip(is_layer, drawn.fills, drawn.precisions,
+                                                   colors, drawn.strokes):
+        if layer:
+            found = type_fills.get(fill)
             if found is None:
-                found = precision_fill[precision] = palette(
+                found = type_fills[fill] = palette(fill, UNKNOWN_KEY_COLOR)
+            fill_type.append(found)
+            found = precision_fills.get(precision)
+            if found is None:
+                found = precision_fills[precision] = palette(
                     key_color(precision, precision_colormap), "gray")
             fill_precision.append(found)
-            color = latency_color(latencies.get(names[i]), slowest)
-            latency_fill = latency_fills.get(color)
-            if latency_fill is None:
-                latency_fill = latency_fills[color] = palette(color, "gray")
-            fill_latency.append(latency_fill)
-            legend_type[(str(layer_types[i]), type_fill)] += 1
-            legend_precision[(str(precision or "None"), found)] += 1
+            found = latency_fills.get(color)
+            if found is None:
+                found = latency_fills[color] = palette(color, "gray")
+            fill_latency.append(found)
         else:
-            own_fill = palette(fills[i], "white")
-            fill_type.append(own_fill)
-            fill_precision.append(own_fill)
-            fill_latency.append(own_fill)
-        stroke.append(palette(strokes[i], "black"))
-        width = pens.get(drawn.pens[i])
-        if width is None:
-            width = pens[drawn.pens[i]] = _pen(drawn.pens[i])
-        pen.append(width)
-        name_col.append(None if row >= 0 else names[i])
+            found = own_fills.get(fill)
+            if found is None:
+                found = own_fills[fill] = palette(fill, "white")
+            fill_type.append(found)
+            fill_precision.append(found)
+            fill_latency.append(found)
+        found = strokes.get(line)
+        if found is None:
+            found = strokes[line] = palette(line, "black")
+        stroke.append(found)
+    pens: dict[Any, float] = {}
+    for value in drawn.pens:
+        if value not in pens:
+            pens[value] = _pen(value)
+    pen = [pens[value] for value in drawn.pens]
+    layer_at = [i for i, layer in enumerate(is_layer) if layer]
+    legend_type = Counter((str(drawn.types[i]), fill_type[i]) for i in layer_at)
+    legend_precision = Counter((str(drawn.precisions[i] or "None"), fill_precision[i])
+                               for i in layer_at)
+    row_col = list(drawn.df_rows)
+    name_col = [None if row >= 0 else name for row, name in zip(row_col, names)]
 
     edge_color = [palette(color, "black") for color in drawn.edge_colors]
     edge_dash = [1 if dashed else 0 for dashed in drawn.edge_dashed]
