@@ -15,6 +15,8 @@ from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 LAYER_GAP = 40.0  # vertical space between layers
 NODE_GAP = 24.0  # horizontal space between neighbours in a layer
 DUMMY_WIDTH = 8.0
@@ -196,6 +198,11 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
     for i, (s, t) in enumerate(edges):
         if s == t or not forward[i] or i in taps:
             continue
+        if layer_of[t] - layer_of[s] == 1:  # connect's usual case: no dummies
+            down[s].append(t)
+            up[t].append(s)
+            chains[i] = [s, t]
+            continue
         inner = connect(s, t)
         if inner is not None:
             chains[i] = [s, *inner, t]
@@ -322,22 +329,21 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
     relax_both(range(nlayers))
 
     # y coordinates: each layer as tall as its tallest node.
-    layer_height = [0.0] * nlayers
-    for v in range(n):
-        layer_height[layer_of[v]] = max(layer_height[layer_of[v]], heights[v])
-    layer_top = [0.0] * nlayers
-    cursor = 0.0
-    for li in range(nlayers):
-        layer_top[li] = cursor
-        cursor += layer_height[li] + LAYER_GAP
-    y = [layer_top[layer_of[v]] + layer_height[layer_of[v]] / 2 for v in range(total)]
-
     margin = 20.0
-    min_x = min(x[v] - width[v] / 2 for v in range(total))
-    max_x = max(x[v] + width[v] / 2 for v in range(total))
+    layer_at = np.asarray(layer_of, dtype=np.int64)
+    layer_height = np.zeros(nlayers)
+    np.maximum.at(layer_height, layer_at[:n], np.asarray(heights, dtype=np.float64))
+    bottoms = np.cumsum(layer_height + LAYER_GAP)  # added in order, as a running sum would
+    layer_top = np.concatenate(([0.0], bottoms[:-1]))
+    cursor = float(bottoms[-1])
+    y = (layer_top[layer_at] + layer_height[layer_at] / 2 + margin).tolist()
+
+    half = np.asarray(width, dtype=np.float64) / 2
+    xs = np.asarray(x, dtype=np.float64)
+    min_x = float((xs - half).min())
+    max_x = float((xs + half).max())
     dx = margin - min_x
-    x = [value + dx for value in x]
-    y = [value + margin for value in y]
+    x = (xs + dx).tolist()
     canvas_w = max_x - min_x + 2 * margin
     canvas_h = cursor - LAYER_GAP + 2 * margin
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .layout import Bus, topological_layers
 
 HUB_MIN_EDGES = 8  # a hub has at least this many edges of one tensor (fan-out) or into it (fan-in)
@@ -40,30 +42,30 @@ class GraphStructure:
 def find_buses(ends: list[tuple[int, int]], keys: list[Any], layers: list[int],
                forward: list[bool]) -> list[Bus]:
     """Hubs among forward edges with a key (the tensor; None: never bundled), fan-out first."""
+    m = len(ends)
+    ends_at = np.asarray(ends, dtype=np.int64).reshape(m, 2)
+    keyed = np.asarray([key is not None for key in keys], dtype=bool)[:m] & \
+        np.asarray(forward, dtype=bool)[:m]
+    n = int(ends_at.max()) + 1 if m else 0
+    # only nodes with enough keyed edges can be hubs: the other edges are not grouped
+    busy = np.bincount(ends_at[keyed, 0], minlength=n) >= HUB_MIN_EDGES
     out_groups: dict[tuple[int, Any], list[int]] = {}
-    for i, ((s, _), key, ahead) in enumerate(zip(ends, keys, forward)):
-        if key is not None and ahead:
-            group = out_groups.get((s, key))
-            if group is None:
-                out_groups[(s, key)] = [i]
-            else:
-                group.append(i)
+    for i in np.flatnonzero(keyed & busy[ends_at[:, 0]]).tolist():
+        out_groups.setdefault((ends[i][0], keys[i]), []).append(i)
     buses: list[Bus] = []
     bundled: set[int] = set()
     for (node, _), members in out_groups.items():
-        if len(members) >= HUB_MIN_EDGES and _is_hub(members, [layers[ends[i][1]] for i in members]):
+        if _is_hub(members, [layers[ends[i][1]] for i in members]):
             buses.append(Bus(node, members, "out"))
             bundled.update(members)
+    candidates = keyed.copy()
+    candidates[list(bundled)] = False
+    busy = np.bincount(ends_at[candidates, 1], minlength=n) >= HUB_MIN_EDGES
     in_groups: dict[int, list[int]] = {}
-    for i, ((_, t), key, ahead) in enumerate(zip(ends, keys, forward)):
-        if key is not None and ahead and i not in bundled:
-            group = in_groups.get(t)
-            if group is None:
-                in_groups[t] = [i]
-            else:
-                group.append(i)
+    for i in np.flatnonzero(candidates & busy[ends_at[:, 1]]).tolist():
+        in_groups.setdefault(ends[i][1], []).append(i)
     for node, members in in_groups.items():
-        if len(members) >= HUB_MIN_EDGES and _is_hub(members, [layers[ends[i][0]] for i in members]):
+        if _is_hub(members, [layers[ends[i][0]] for i in members]):
             buses.append(Bus(node, members, "in"))
     return buses
 
