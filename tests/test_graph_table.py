@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import trex
-from helpers import bench_module
+from helpers import bench_module, require_program
 from test_graph_loops import with_conditional, with_loop
 from test_graph_streams import layer, plan_of
 from trex.html_report import graphdata
@@ -78,3 +78,14 @@ def test_names_only_and_hubs(engines: Path, tmp_path: Path) -> None:
     plan = trex.EnginePlan.from_path(str(prefix))
     assert_same_drawing(plan)
     assert graphdata._from_table(plan).graph.structure.buses
+
+
+def test_started_payload_is_the_payload(engines: Path) -> None:
+    """Graphviz started early (beside the report's next steps) gives the same payload."""
+    require_program("dot")
+    plan = trex.EnginePlan.from_path(engines / "trex-mobilenet-qat")
+    finish = graphdata.start_graph_payload(plan)
+    payload = finish()
+    assert payload["layout"] == "dot"
+    assert payload == graphdata.graph_payload(plan)
+    assert graphdata.start_graph_payload(plan, "own")() == graphdata.graph_payload(plan, "own")

@@ -8,6 +8,7 @@ positions, not SVG. Colours pass :func:`trex.graph.svg.svg_color`'s whitelist.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from ..graph.formatters import (
     region_precision_formatter,
     type_color,
 )
-from ..graph.placement import place_graph
+from ..graph.placement import start_placement
 from ..graph.render import dot_executable
 from ..graph.scene import stream_border
 from ..graph.svg import fit_row, node_size, svg_color
@@ -191,23 +192,44 @@ def graph_payload(plan: PlanLike, layout_method: str = "auto") -> dict[str, Any]
     Label rows are indices into ``nodes["text"]`` (each distinct row text once); routes leave
     out their default end points (see :func:`_routes`). A whole plan is read from its columns
     (no Layer objects made); other plan-like objects through DotGraph."""
+    return _start(plan, layout_method, background=False)()
+
+
+def start_graph_payload(plan: PlanLike, layout_method: str = "auto"
+                        ) -> Callable[[], dict[str, Any]]:
+    """:func:`graph_payload` in two halves: the drawing is made and Graphviz (when it lays the
+    graph out) starts now, beside the caller's next steps; the returned function waits for it
+    and gives the payload. Graphviz's time is most of a 1,000-layer graph's."""
+    return _start(plan, layout_method, background=True)
+
+
+def _start(plan: PlanLike, layout_method: str, background: bool) -> Callable[[], dict[str, Any]]:
     with gc_paused():  # many small lists and tuples, none of them in a cycle
-        return _payload(plan, layout_method)
+        if isinstance(plan, EnginePlan) and not getattr(plan, "highlighted", None):
+            drawn = _from_table(plan)
+        else:
+            drawn = _from_scene(plan)
+        sizes = [node_size(rows) for rows in drawn.rows]
+        cost = structure_cost(drawn.graph.structure, drawn.labelled)
+        placing = start_placement(drawn.graph, sizes, layout_method, cost=cost,
+                                  background=background)
+
+    def finish() -> dict[str, Any]:
+        with gc_paused():
+            layout, method, note = placing()
+            if method == "layered" and not note and layout_method == "auto" and dot_executable():
+                note = (f"Graphviz dot would be slow on this graph ({cost.describe()}); "
+                        "it is laid out by trex's own layout")
+            return _payload(plan, drawn, sizes, layout, method, note)
+
+    return finish
 
 
-def _payload(plan: PlanLike, layout_method: str) -> dict[str, Any]:
-    if isinstance(plan, EnginePlan) and not getattr(plan, "highlighted", None):
-        drawn = _from_table(plan)
-    else:
-        drawn = _from_scene(plan)
+def _payload(plan: PlanLike, drawn: _Drawn, sizes: list[tuple[float, float]], layout: Any,
+             method: str, note: str) -> dict[str, Any]:
+    """The payload of a drawing laid out."""
     structure = drawn.graph.structure
-    sizes = [node_size(rows) for rows in drawn.rows]
     ends = structure.ends
-    cost = structure_cost(structure, drawn.labelled)
-    layout, method, note = place_graph(drawn.graph, sizes, layout_method, cost=cost)
-    if method == "layered" and not note and layout_method == "auto" and dot_executable():
-        note = (f"Graphviz dot would be slow on this graph ({cost.describe()}); "
-                "it is laid out by trex's own layout")
 
     latencies = plan_latencies(plan)
     slowest = max((v for v in latencies.values() if v == v), default=0.0)
