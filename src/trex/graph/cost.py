@@ -38,6 +38,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..safety import MAX_TIMEOUT_SECONDS
 
 DOT_MAX_COST = 2000
@@ -79,6 +81,12 @@ def dot_cost(graph: Any) -> DotCost:
     """The :class:`DotCost` of a :class:`~trex.graph.dot.DotGraph`, in linear time."""
     # A scene's own structure (cached) honours its bundle_hubs; other graphs are not bundled.
     structure = graph.structure if hasattr(graph, "bundle_hubs") else _unbundled(graph)
+    return structure_cost(structure, [bool(edge.label) for edge in graph.edges])
+
+
+def structure_cost(structure: Any, labelled_edges: list[bool]) -> DotCost:
+    """The :class:`DotCost` of a drawing's :class:`~trex.graph.structure.GraphStructure`;
+    ``labelled_edges``: per edge, whether it has a label."""
     layers = structure.layers
     nlayers = (max(layers) + 2) if layers else 1
     spans: list[tuple[int, int]] = []  # the (upper, lower) layers of every drawn edge
@@ -94,32 +102,27 @@ def dot_cost(graph: Any) -> DotCost:
         chain = [hub, *tap_layers] if outgoing else [*tap_layers, hub]
         spans.extend(zip(chain, chain[1:]))
         spans.extend((t, t + 1) if outgoing else (t - 1, t) for t in tap_layers)
-    fan_out = [0] * len(layers)
-    fan_in = [0] * len(layers)
-    labelled = 0
-    for i, (s, t) in enumerate(structure.ends):
-        if s == t:
-            continue
-        labelled += bool(graph.edges[i].label)
-        if i in bussed:
-            continue
-        fan_out[s] += 1
-        fan_in[t] += 1
-        spans.append((min(layers[s], layers[t]), max(layers[s], layers[t])))
-    delta = [0] * (nlayers + 1)
-    virtual = 0
-    for upper, lower in spans:
-        if lower - upper > 1:
-            virtual += lower - upper - 1
-            delta[upper + 1] += 1
-            delta[lower] -= 1
-    crossing, running = 0, 0
-    for change in delta:
-        running += change
-        crossing = max(crossing, running)
+    n, m = len(layers), len(structure.ends)
+    ends = np.asarray(structure.ends, dtype=np.int64).reshape(m, 2)
+    real = ends[:, 0] != ends[:, 1]
+    labelled = int(np.count_nonzero(np.asarray(labelled_edges, dtype=bool)[:m] & real))
+    drawn = real.copy()
+    drawn[list(bussed)] = False
+    src, dst = ends[drawn, 0], ends[drawn, 1]
+    fan_out, fan_in = np.bincount(src, minlength=n), np.bincount(dst, minlength=n)
+    layer_of = np.asarray(layers, dtype=np.int64)
+    above, below = layer_of[src], layer_of[dst]
+    bus_spans = np.asarray(spans, dtype=np.int64).reshape(len(spans), 2)
+    upper = np.concatenate((bus_spans[:, 0], np.minimum(above, below)))
+    lower = np.concatenate((bus_spans[:, 1], np.maximum(above, below)))
+    long = lower - upper > 1
+    virtual = int((lower[long] - upper[long] - 1).sum())
+    delta = np.bincount(upper[long] + 1, minlength=nlayers + 1) - \
+        np.bincount(lower[long], minlength=nlayers + 1)
+    crossing = max(0, int(np.cumsum(delta).max())) if len(delta) else 0
     drawn_edges = len(structure.ends) + taps
     return DotCost(len(layers) + taps, drawn_edges, labelled, virtual, crossing,
-                   max(fan_out, default=0), max(fan_in, default=0))
+                   int(fan_out.max()) if n else 0, int(fan_in.max()) if n else 0)
 
 
 def _unbundled(graph: Any) -> Any:

@@ -65,7 +65,12 @@ def tensor_tooltip(tensor: Activation) -> str:
 
 def metadata_text(layer: Layer) -> str | None:
     """The layer's ONNX metadata as one string (names joined by `` + ``), or None."""
-    return " + ".join(n for n in layer.onnx_nodes if n) or None
+    return metadata_of(layer.onnx_nodes)
+
+
+def metadata_of(onnx_nodes: list[str]) -> str | None:
+    """ONNX node names as one string (joined by `` + ``), or None."""
+    return " + ".join(n for n in onnx_nodes if n) or None
 
 
 def name_or_metadata(layer: Layer, prefer_metadata: bool = True) -> str:
@@ -90,7 +95,12 @@ def layer_type_color(layer: Layer) -> str:
     TREx filled Q/DQ reformats with Quantize's colour, so that one Reformat bar of a chart stood
     for nodes of two colours; every Reformat is drawn in Reformat's colour here, and a Q/DQ one
     says so in its label (the ``QDQ`` row)."""
-    key = layer.type if isinstance(layer.type, str) else str(layer.type)  # a corrupt file: a list
+    return type_color(layer.type)
+
+
+def type_color(layer_type: Any) -> str:
+    """:func:`layer_type_color` of a layer type."""
+    key = layer_type if isinstance(layer_type, str) else str(layer_type)  # a corrupt file: a list
     return key_color(key, layer_colormap)
 
 
@@ -218,21 +228,8 @@ def layer_rows(layer: Layer, latency: float | None, display_layer_names: bool = 
 
     ``bounded`` (drawings): each name part wraps within MAX_ROW_CHARS (:func:`wrap_row`) and at
     most MAX_NAME_ROWS parts are listed, so that no fused name makes the drawing huge."""
-    rows: list[Row] = [(layer.type, None)]
-    if latency:
-        rows.append((format_latency(latency), None))
-    if display_layer_names:
-        name = name_or_metadata(layer, prefer_metadata)
-        parts = [part.strip() or part for part in (name.split("+") if stack_layer_names else [name])]
-        if not bounded:
-            rows.extend((part, None) for part in parts)
-        else:
-            if len(parts) > MAX_NAME_ROWS:
-                parts = [*parts[:MAX_NAME_ROWS - 1],
-                         f"{ELLIPSIS} {len(parts) - MAX_NAME_ROWS + 1} more fused names"]
-            rows.extend((line, None) for part in parts for line in wrap_row(part))
-    if layer.type == "Reformat" and layer.origin:
-        rows.append((layer.origin, None))
+    rows = head_rows(layer.type, layer.name, layer.onnx_nodes, layer.origin, latency,
+                     display_layer_names, stack_layer_names, prefer_metadata, bounded)
     if expand_layer_details:
         raw = layer.attributes
         if layer.type == "PointWise" and raw.get("ParameterSubType") == "PointWiseExpression":
@@ -247,8 +244,42 @@ def layer_rows(layer: Layer, latency: float | None, display_layer_names: bool = 
                        else [])
                 rows.extend(ops or [(str(act), "lightblue")])
     if layer.stream > 0:
-        rows.append((f"stream {layer.stream}", None))
+        rows.append(stream_row(layer.stream))
     return rows
+
+
+def head_rows(layer_type: str, name: str, onnx_nodes: list[str], origin: str | None,
+              latency: float | None, display_layer_names: bool = True,
+              stack_layer_names: bool = True, prefer_metadata: bool = True,
+              bounded: bool = False) -> list[Row]:
+    """The label rows :func:`layer_rows` starts with (type, latency, name parts, a Reformat's
+    origin), from a layer's values: drawings made from the plan's columns share them."""
+    rows: list[Row] = [(layer_type, None)]
+    if latency:
+        rows.append((format_latency(latency), None))
+    if display_layer_names:
+        meta = metadata_of(onnx_nodes) if prefer_metadata else None
+        text = meta if meta is not None else name
+        parts = [part.strip() or part for part in (text.split("+") if stack_layer_names else [text])]
+        if not bounded:
+            rows.extend((part, None) for part in parts)
+        else:
+            if len(parts) > MAX_NAME_ROWS:
+                parts = [*parts[:MAX_NAME_ROWS - 1],
+                         f"{ELLIPSIS} {len(parts) - MAX_NAME_ROWS + 1} more fused names"]
+            for part in parts:
+                if len(part) <= MAX_ROW_CHARS:  # wrap_row's first case, without the call
+                    rows.append((part, None))
+                else:
+                    rows.extend((line, None) for line in wrap_row(part))
+    if layer_type == "Reformat" and origin:
+        rows.append((origin, None))
+    return rows
+
+
+def stream_row(stream: int) -> Row:
+    """The label row of a layer on an auxiliary CUDA stream."""
+    return (f"stream {stream}", None)
 
 
 def html_table(rows: Sequence[Row]) -> HtmlLabel:

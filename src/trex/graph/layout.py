@@ -15,6 +15,8 @@ from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 LAYER_GAP = 40.0  # vertical space between layers
 NODE_GAP = 24.0  # horizontal space between neighbours in a layer
 DUMMY_WIDTH = 8.0
@@ -136,6 +138,18 @@ def _isotonic(targets: list[float]) -> list[float]:
     return out
 
 
+def _mean_of(x: list[float], first: list[int], second: Sequence[int], default: float) -> float:
+    """The mean x of the nodes ``first`` then ``second`` (summed in that order), else ``default``."""
+    total_x, count = 0.0, 0
+    for u in first:
+        total_x += x[u]
+        count += 1
+    for u in second:
+        total_x += x[u]
+        count += 1
+    return total_x / count if count else default
+
+
 def layered_layout(widths: Sequence[float], heights: Sequence[float],
                    edges: Sequence[tuple[int, int]], buses: Sequence[Bus] = (),
                    back: Collection[int] = (),
@@ -184,6 +198,11 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
     for i, (s, t) in enumerate(edges):
         if s == t or not forward[i] or i in taps:
             continue
+        if layer_of[t] - layer_of[s] == 1:  # connect's usual case: no dummies
+            down[s].append(t)
+            up[t].append(s)
+            chains[i] = [s, t]
+            continue
         inner = connect(s, t)
         if inner is not None:
             chains[i] = [s, *inner, t]
@@ -197,15 +216,27 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
         for i, v in enumerate(row):
             pos[v] = float(i)
 
-    def sweep(layers: range, adj: list[list[int]]) -> None:
+    # Rows of one node are neither re-ordered nor packed: the passes visit the others only.
+    multi = [li for li in range(nlayers) if len(rows[li]) > 1]
+
+    def sweep(layers: list[int], adj: list[list[int]]) -> None:
+        """Order each row by the mean position of its neighbours in ``adj`` (ties: as it was)."""
         for li in layers:
             row = rows[li]
-            if len(row) < 2:  # nothing to order (its one node stays at position 0)
-                continue
             keys = []
             for v in row:
                 nb = adj[v]
-                keys.append((sum(pos[u] for u in nb) / len(nb) if nb else pos[v], pos[v], v))
+                if not nb:
+                    keys.append((pos[v], pos[v], v))
+                elif len(nb) == 1:
+                    keys.append((pos[nb[0]] / 1, pos[v], v))  # sum([p]) / 1: p
+                else:
+                    keys.append((sum([pos[u] for u in nb]) / len(nb), pos[v], v))
+            if len(keys) == 2:
+                if keys[1] < keys[0]:
+                    row[0], row[1] = row[1], row[0]
+                    pos[row[0]], pos[row[1]] = 0.0, 1.0
+                continue
             keys.sort()
             row[:] = [k[2] for k in keys]
             for i, v in enumerate(row):
@@ -213,9 +244,9 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
 
     for k in range(ORDER_SWEEPS):
         if k % 2 == 0:
-            sweep(range(1, nlayers), up)
+            sweep([li for li in multi if li >= 1], up)
         else:
-            sweep(range(nlayers - 2, -1, -1), down)
+            sweep([li for li in reversed(multi) if li <= nlayers - 2], down)
 
     # x coordinates: pack each layer, then pull nodes towards their neighbours.
     x = [0.0] * total
@@ -227,55 +258,92 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
         shift = (cursor - NODE_GAP) / 2
         for v in row:
             x[v] -= shift
+    # each row's packed offsets (the rows keep their order from here on)
+    offsets_of: list[list[float] | None] = [None] * nlayers
+    for li, row in enumerate(rows):
+        if len(row) > 1:
+            offsets = [0.0] * len(row)
+            for i in range(1, len(row)):
+                offsets[i] = offsets[i - 1] + (width[row[i - 1]] + width[row[i]]) / 2 + NODE_GAP
+            offsets_of[li] = offsets
 
-    def place(row: list[int], desired: list[float]) -> None:
-        if len(row) == 1:  # a node alone in its layer goes where its neighbours want it
-            x[row[0]] = desired[0] + 0.0
+    single = [row[0] if len(row) == 1 else -1 for row in rows]  # a layer's one node
+
+    def relax(layers: range, adj: list[list[int]]) -> None:
+        """Each node to the mean x of its neighbours in ``adj``, a row kept in order and apart
+        (isotonic regression of the wanted positions less the packed offsets)."""
+        for li in layers:
+            v = single[li]
+            if v >= 0:  # a node alone in its layer goes where its neighbours want it
+                nb = adj[v]
+                if nb:
+                    total_x = 0.0
+                    for u in nb:
+                        total_x += x[u]
+                    x[v] = total_x / len(nb) + 0.0
+                else:
+                    x[v] += 0.0
+                continue
+            row = rows[li]
+            desired = []
+            for v in row:
+                nb = adj[v]
+                if nb:
+                    total_x = 0.0
+                    for u in nb:
+                        total_x += x[u]
+                    desired.append(total_x / len(nb))
+                else:
+                    desired.append(x[v])
+            _fit(row, desired, offsets_of[li])
+
+    def relax_both(layers: range) -> None:
+        """:func:`relax` towards the neighbours above and below."""
+        for li in layers:
+            v = single[li]
+            if v >= 0:
+                x[v] = _mean_of(x, up[v], down[v], x[v]) + 0.0
+                continue
+            row = rows[li]
+            _fit(row, [_mean_of(x, up[v], down[v], x[v]) for v in row], offsets_of[li])
+
+    def _fit(row: list[int], desired: list[float], offsets: list[float] | None) -> None:
+        if offsets is None:  # an empty layer
             return
-        offsets = [0.0] * len(row)
-        for i in range(1, len(row)):
-            offsets[i] = offsets[i - 1] + (width[row[i - 1]] + width[row[i]]) / 2 + NODE_GAP
+        if len(row) == 2:  # pool adjacent violators on two values
+            first, second = desired[0], desired[1] - offsets[1]
+            if first > second:
+                first = second = (second + first) / 2
+            x[row[0]] = first + offsets[0]
+            x[row[1]] = second + offsets[1]
+            return
         fitted = _isotonic([d - o for d, o in zip(desired, offsets)])
         for v, f, o in zip(row, fitted, offsets):
             x[v] = f + o
 
-    def relax(layers: range, adjs: tuple[list[list[int]], ...]) -> None:
-        for li in layers:
-            row = rows[li]
-            desired = []
-            for v in row:
-                total_x, count = 0.0, 0
-                for adj in adjs:
-                    for u in adj[v]:
-                        total_x += x[u]
-                        count += 1
-                desired.append(total_x / count if count else x[v])
-            place(row, desired)
-
     for k in range(PLACEMENT_SWEEPS):
         if k % 2 == 0:
-            relax(range(1, nlayers), (up,))
+            relax(range(1, nlayers), up)
         else:
-            relax(range(nlayers - 2, -1, -1), (down,))
-    relax(range(nlayers), (up, down))
+            relax(range(nlayers - 2, -1, -1), down)
+    relax_both(range(nlayers))
 
     # y coordinates: each layer as tall as its tallest node.
-    layer_height = [0.0] * nlayers
-    for v in range(n):
-        layer_height[layer_of[v]] = max(layer_height[layer_of[v]], heights[v])
-    layer_top = [0.0] * nlayers
-    cursor = 0.0
-    for li in range(nlayers):
-        layer_top[li] = cursor
-        cursor += layer_height[li] + LAYER_GAP
-    y = [layer_top[layer_of[v]] + layer_height[layer_of[v]] / 2 for v in range(total)]
-
     margin = 20.0
-    min_x = min(x[v] - width[v] / 2 for v in range(total))
-    max_x = max(x[v] + width[v] / 2 for v in range(total))
+    layer_at = np.asarray(layer_of, dtype=np.int64)
+    layer_height = np.zeros(nlayers)
+    np.maximum.at(layer_height, layer_at[:n], np.asarray(heights, dtype=np.float64))
+    bottoms = np.cumsum(layer_height + LAYER_GAP)  # added in order, as a running sum would
+    layer_top = np.concatenate(([0.0], bottoms[:-1]))
+    cursor = float(bottoms[-1])
+    y = (layer_top[layer_at] + layer_height[layer_at] / 2 + margin).tolist()
+
+    half = np.asarray(width, dtype=np.float64) / 2
+    xs = np.asarray(x, dtype=np.float64)
+    min_x = float((xs - half).min())
+    max_x = float((xs + half).max())
     dx = margin - min_x
-    x = [value + dx for value in x]
-    y = [value + margin for value in y]
+    x = (xs + dx).tolist()
     canvas_w = max_x - min_x + 2 * margin
     canvas_h = cursor - LAYER_GAP + 2 * margin
 
@@ -298,10 +366,13 @@ def layered_layout(widths: Sequence[float], heights: Sequence[float],
             right = max(x[s] + width[s] / 2, x[t] + width[t] / 2) + BACK_EDGE_OFFSET
             routes.append([(x[s] + width[s] / 2, y[s]), (right, (y[s] + y[t]) / 2),
                            (x[t] + width[t] / 2, y[t])])
-        elif chain is None:
-            routes.append([bottom(s), top(t)])
+        elif chain is None or len(chain) == 2:
+            routes.append([(x[s], y[s] + heights[s] / 2), (x[t], y[t] - heights[t] / 2)])
         else:
-            routes.append([bottom(s), *((x[d], y[d]) for d in chain[1:-1]), top(t)])
+            route = [(x[s], y[s] + heights[s] / 2)]
+            route.extend([(x[d], y[d]) for d in chain[1:-1]])
+            route.append((x[t], y[t] - heights[t] / 2))
+            routes.append(route)
     bus_routes = []
     for bus, path in zip(buses, paths):
         if len(path) < 2:

@@ -9,6 +9,8 @@ runs out, it uses the own layered layout. Either way the result is a :class:`Lay
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from .cost import DOT_BUDGET_SECONDS, DotCost, choose_layout, dot_cost
@@ -24,26 +26,67 @@ def place_graph(graph: Any, sizes: list[tuple[float, float]], method: str = "aut
     """Lay out a :class:`~trex.graph.dot.DotGraph` with nodes of ``sizes``; return the layout,
     the method used (``dot`` or ``layered``) and a note (empty unless dot ran out of time).
     ``cost``: the graph's :func:`dot_cost`, when the caller has it already."""
+    return start_placement(graph, sizes, method, timeout, cost, background=False)()
+
+
+def start_placement(graph: Any, sizes: list[tuple[float, float]], method: str = "auto",
+                    timeout: float | None = None, cost: DotCost | None = None,
+                    background: bool = True) -> Callable[[], tuple[Layout, str, str]]:
+    """:func:`place_graph` in two halves: Graphviz (when chosen) starts now and runs beside the
+    caller's other work (its own process, in a thread that only waits); the returned function
+    waits for it and gives what :func:`place_graph` gives. ``background`` False: Graphviz runs
+    when the function is called."""
     structure = graph.structure
     chosen = choose_layout(cost or dot_cost(graph), "svg", method, dot_executable() is not None)
-    if chosen == "dot":
-        budget = timeout or DOT_BUDGET_SECONDS
+    if chosen != "dot":
+        return lambda: (_layered(structure, sizes), "layered", "")
+    budget = timeout or DOT_BUDGET_SECONDS
+    source = layout_source(graph, sizes)
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
         try:
-            return dot_layout(graph, sizes, budget), "dot", ""
-        except GraphvizTimeout:
-            if method != "auto":
+            outcome["text"] = run_graphviz(source, "json0", timeout=budget,
+                                           started=lambda proc: outcome.setdefault("proc", proc))
+        except BaseException as exc:  # handed to the caller when it asks for the layout
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, name="trex-graphviz", daemon=True)
+    if background:
+        worker.start()
+
+    def finish() -> tuple[Layout, str, str]:
+        if not background:
+            run()
+        else:
+            try:
+                worker.join()
+            except BaseException:  # Ctrl-C while waiting: Graphviz goes too
+                if "proc" in outcome:
+                    outcome["proc"].kill()
                 raise
+        error = outcome.get("error")
+        note = ""
+        if error is None:
+            return _dot_positions(structure, sizes, outcome["text"]), "dot", ""
+        if isinstance(error, GraphvizTimeout):
+            if method != "auto":
+                raise error
             note = (f"Graphviz dot took more than {budget:g} s; the graph is laid out by "
                     "trex's own layout instead")
-        except GraphvizError:
+        elif isinstance(error, GraphvizError):
             if method != "auto":
-                raise
-            note = ""
-    else:
-        note = ""
-    layout = layered_layout([w for w, _ in sizes], [h for _, h in sizes], structure.ends,
-                            structure.buses, structure.back, structure.layering)
-    return layout, "layered", note
+                raise error
+        else:
+            raise error
+        return _layered(structure, sizes), "layered", note
+
+    return finish
+
+
+def _layered(structure: Any, sizes: list[tuple[float, float]]) -> Layout:
+    return layered_layout([w for w, _ in sizes], [h for _, h in sizes], structure.ends,
+                          structure.buses, structure.back, structure.layering)
 
 
 def layout_source(graph: Any, sizes: list[tuple[float, float]]) -> str:
@@ -84,6 +127,11 @@ def dot_layout(graph: Any, sizes: list[tuple[float, float]], timeout: float | No
                ) -> Layout:
     """Graphviz's positions for the graph as a :class:`Layout` (y down, in trex's units)."""
     text = run_graphviz(layout_source(graph, sizes), "json0", timeout=timeout)
+    return _dot_positions(graph.structure, sizes, text)
+
+
+def _dot_positions(structure: Any, sizes: list[tuple[float, float]], text: bytes) -> Layout:
+    """The :class:`Layout` in Graphviz's ``json0`` output of :func:`layout_source`'s graph."""
     data = json.loads(text)
     _, _, width, height = (float(v) for v in data["bb"].split(","))
     n = len(sizes)
@@ -97,7 +145,6 @@ def dot_layout(graph: Any, sizes: list[tuple[float, float]], timeout: float | No
     for edge in data.get("edges", []):
         if "id" in edge and "pos" in edge:
             splines[edge["id"]] = _polyline(edge["pos"], height)
-    structure = graph.structure
     routes = [[] if s == t else splines.get(f"e{i}", [(x[s], y[s]), (x[t], y[t])])
               for i, (s, t) in enumerate(structure.ends)]
     buses = []

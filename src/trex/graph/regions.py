@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from ..model.control_flow import is_recurrence
 from ..model.layer import Layer
 from ..model.profiles import strip_profile
@@ -290,3 +292,104 @@ class PlanGraph:
         include = (self.include_regions or generation.is_user or region.nb_generations() > 1
                    or is_forked)
         return (self.include_constants and is_constant) or (not is_constant and include)
+
+
+class UseGeneration:
+    """A region generation read from a plan's columns: ``use`` is the tensor use it shows (its
+    largest view), writers and readers are (table row, port)."""
+
+    __slots__ = ("use", "size", "writers", "readers", "is_user")
+
+    def __init__(self, use: int, size: int):
+        self.use = use
+        self.size = size
+        self.writers: list[tuple[int, int]] = []
+        self.readers: list[tuple[int, int]] = []
+        self.is_user = False
+
+
+def table_regions(table: Any, rows: list[int], is_binding_name: Any
+                  ) -> dict[str, list[UseGeneration]]:
+    """:func:`regions_factory`'s regions of the table ``rows`` (a plan's ``rows``, in order),
+    from the tensor uses: tensor name -> its generations, in order of first use. The same rule:
+    a switch from reading to writing starts a generation; a Recurrence's read of a tensor not
+    written yet is kept for after the writes; a generation shows its largest view."""
+    names = table.tensor_names
+    types = table.types
+    recurrent = {t for t in set(types) if is_recurrence(t)}
+    wanted = np.zeros(len(types), dtype=bool)
+    wanted[np.asarray(rows, dtype=np.int64)] = True
+    selected = np.flatnonzero(wanted[table.use_row])  # uses in order: by row, inputs first
+    sizes = use_sizes(table)
+    # each use's port: its place among its row's inputs (or outputs)
+    key = 2 * table.use_row + table.use_output
+    first = np.searchsorted(key, key[selected])  # the uses are sorted by row and side
+    story: dict[str, list[tuple[int, int, bool, int]]] = {}
+    deferred: list[tuple[str, int, int, int]] = []
+    written: set[str] = set()
+    for u, row, is_write, port, name_id in zip(
+            selected.tolist(), table.use_row[selected].tolist(),
+            table.use_output[selected].tolist(), (selected - first).tolist(),
+            table.use_name[selected].tolist()):
+        name = names[name_id]
+        events = story.get(name)
+        if events is None:
+            events = story[name] = []
+        if is_write:
+            written.add(name)
+        elif types[row] in recurrent and name not in written and not is_binding_name(name):
+            deferred.append((name, row, port, u))
+            continue
+        events.append((row, port, is_write, u))
+    for name, row, port, u in deferred:
+        story[name].append((row, port, False, u))
+
+    regions: dict[str, list[UseGeneration]] = {}
+    for name, events in story.items():
+        gens: list[UseGeneration] = []
+        gen: UseGeneration | None = None
+        previous: bool | None = None
+        for row, port, is_write, u in events:
+            size = sizes[u]
+            if is_write != previous and (is_write or previous is None):
+                gen = UseGeneration(u, size)
+                gens.append(gen)
+            assert gen is not None
+            if size > gen.size:  # a generation is shown with its largest view
+                gen.use, gen.size = u, size
+            if is_write:
+                gen.writers.append((row, port))
+            else:
+                gen.readers.append((row, port))
+                if len(gens) > 1:
+                    before = gens[-2]
+                    if size > before.size:
+                        before.use, before.size = u, size
+            previous = is_write
+        if is_binding_name(name):
+            last = len(gens) - 1
+            for k, generation in enumerate(gens):
+                # A binding's last generation is always shown; earlier ones only at the edge.
+                generation.is_user = (k == last or not generation.writers
+                                      or not generation.readers)
+        regions[name] = gens
+    return regions
+
+
+def use_sizes(table: Any) -> list[int]:
+    """The size in bytes of each tensor use's Activation (a renamed binding's as its source's)."""
+    shapes = resolved_shapes(table)
+    return np.asarray(table.shape_size, dtype=object)[shapes].tolist() if len(shapes) else []
+
+
+def resolved_shapes(table: Any) -> Any:
+    """Each tensor use's (format, shape) id as its Activation has it (aliases followed)."""
+    shape = table.use_shape
+    if table.alias:
+        shape = shape.copy()
+        for use in table.alias:
+            source = use
+            while source in table.alias:
+                source = table.alias[source]
+            shape[use] = table.use_shape[source]
+    return shape

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import TrexError
@@ -36,25 +36,35 @@ def dot_executable() -> str | None:
 
 def run_graphviz(source: str, output_format: str, output_path: str | None = None,
                  layout_engine: str = "dot", timeout: float | None = None,
-                 extra_args: Iterable[str] = ()) -> bytes:
+                 extra_args: Iterable[str] = (),
+                 started: Callable[[subprocess.Popen[bytes]], None] | None = None) -> bytes:
     """Run Graphviz on DOT ``source``; return its standard output (empty when ``output_path``
     is given: Graphviz then writes the file itself, in place). Raises :class:`GraphvizTimeout`
-    after ``timeout`` seconds (the process is killed)."""
+    after ``timeout`` seconds (the process is killed). ``started`` is given the process (to
+    kill it from another thread)."""
     exe = shutil.which(layout_engine)
     if exe is None:
         raise GraphvizError(GRAPHVIZ_HINT)
     out = ["-o", output_path] if output_path else []
-    try:
-        proc = subprocess.run([exe, f"-T{output_format}", *extra_args, *out],
-                              input=source.encode("utf-8"), capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        raise GraphvizTimeout(f"Graphviz `{layout_engine}` took more than {timeout:g} s; "
-                              "draw large graphs as SVG with trex's own layout",
-                              timeout or 0.0) from exc
+    with subprocess.Popen([exe, f"-T{output_format}", *extra_args, *out], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        if started is not None:
+            started(proc)
+        try:
+            stdout, stderr = proc.communicate(source.encode("utf-8"), timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            proc.kill()
+            proc.communicate()
+            raise GraphvizTimeout(f"Graphviz `{layout_engine}` took more than {timeout:g} s; "
+                                  "draw large graphs as SVG with trex's own layout",
+                                  timeout or 0.0) from exc
+        except BaseException:  # Ctrl-C: Graphviz goes too
+            proc.kill()
+            raise
     if proc.returncode != 0:
-        message = clean(proc.stderr.decode("utf-8", "replace").strip())[:500]
+        message = clean(stderr.decode("utf-8", "replace").strip())[:500]
         raise GraphvizError(f"Graphviz `{layout_engine}` failed: {message}")
-    return proc.stdout
+    return stdout
 
 
 def render_source(source: str, output_path: str | os.PathLike, output_format: str = "svg",

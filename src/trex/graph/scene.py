@@ -160,10 +160,7 @@ class GraphScene:
         region_ids = self._add_region_nodes(plan_graph)
         self._add_layer_nodes(layers)
         self._add_data_edges(plan_graph, region_ids)
-        self._add_train_station_edges(layers)
-        self._add_sync_edges(layers)
-        if display_order_edges:
-            self._add_order_edges(layers)
+        self._add_dependencies(layers, display_order_edges)
 
     # ------------------------------------------------------------------ building
     def _highlight_names_of(self, highlight: Sequence[int | str] | str | int | None) -> set[str]:
@@ -233,8 +230,7 @@ class GraphScene:
                                  prefer_matadata=self.display_metadata)
             attrs = dict(self.layer_node_formatter(layer))
             if layer.stream > 0:
-                attrs["color"] = stream_color(layer.stream) or attrs.get("color", "lightgray")
-                attrs["penwidth"] = "3"
+                attrs.update(stream_border(layer.stream, attrs.get("color", "lightgray")))
             kind = "sync" if layer.type in SYNC_TYPES else (
                 "constant" if layer.type == "Constant" else "layer")
             self.nodes.append(Node(node_id, kind, layer.name, label, rows, attrs, layer=layer))
@@ -280,46 +276,11 @@ class GraphScene:
             self.edges.append(EdgeSpec(a, b, "", {"color": "lightgray", "style": "dashed"},
                                        kind="dependency"))
 
-    def _add_train_station_edges(self, layers: list[Layer]) -> None:
-        """TrainStations order their neighbours: dashed edges in and out (as in TREx)."""
-        n = len(layers)
-        for i in range(1, n):
-            prev, layer = layers[i - 1], layers[i]
-            if layer.type == "TrainStation" and i < n - 1:
-                self._dependency(prev, layer)
-            if prev.type == "TrainStation" and i > 1:
-                self._dependency(prev, layer)
-
-    def _add_sync_edges(self, layers: list[Layer]) -> None:
-        """Dashed edges: previous layer of a stream -> its signal -> the wait it releases (the
-        first pending signal of another stream) -> the next layer of the waiting stream."""
-        if not any(layer.type in SYNC_TYPES for layer in layers):
-            return
-        last_on: dict[Any, Layer] = {}
-        pending_waits: dict[Any, Layer] = {}
-        signals: list[tuple[Any, Layer]] = []
-        for layer in layers:
-            stream = layer.stream
-            if layer.type == "signal":
-                if stream in last_on:
-                    self._dependency(last_on[stream], layer)
-                signals.append((stream, layer))
-            elif layer.type == "wait":
-                match = next((i for i, (s, _) in enumerate(signals) if s != stream), None)
-                if match is None and signals:
-                    match = 0
-                if match is not None:
-                    self._dependency(signals.pop(match)[1], layer)
-                pending_waits[stream] = layer
-            else:
-                if stream in pending_waits:
-                    self._dependency(pending_waits.pop(stream), layer)
-                last_on[stream] = layer
-
-    def _add_order_edges(self, layers: list[Layer]) -> None:
-        """Names-only plans have no tensors: link layers in execution order instead."""
-        for prev, layer in zip(layers, layers[1:]):
-            self._dependency(prev, layer)
+    def _add_dependencies(self, layers: list[Layer], order_edges: bool) -> None:
+        """Dashed edges of TrainStations, signal/wait layers and (names only) execution order."""
+        for i, j in dependency_pairs([layer.type for layer in layers],
+                                     [layer.stream for layer in layers], order_edges):
+            self._dependency(layers[i], layers[j])
 
     @property
     def structure(self) -> GraphStructure:
@@ -331,3 +292,47 @@ class GraphScene:
     def layer_node_ids(self) -> dict[str, str]:
         """Layer name to node id."""
         return dict(self._layer_ids)
+
+
+def dependency_pairs(types: Sequence[str], streams: Sequence[int], order_edges: bool
+                     ) -> list[tuple[int, int]]:
+    """The dashed dependency edges between drawn layers (indices into ``types``), in order:
+    TrainStations order their neighbours (as in TREx); a stream's previous layer -> its signal ->
+    the wait it releases (the first pending signal of another stream) -> the next layer of the
+    waiting stream; names-only plans (no tensors) link layers in execution order."""
+    pairs: list[tuple[int, int]] = []
+    n = len(types)
+    for i in range(1, n):
+        if types[i] == "TrainStation" and i < n - 1:
+            pairs.append((i - 1, i))
+        if types[i - 1] == "TrainStation" and i > 1:
+            pairs.append((i - 1, i))
+    if any(t in SYNC_TYPES for t in types):
+        last_on: dict[Any, int] = {}
+        pending_waits: dict[Any, int] = {}
+        signals: list[tuple[Any, int]] = []
+        for i, (kind, stream) in enumerate(zip(types, streams)):
+            if kind == "signal":
+                if stream in last_on:
+                    pairs.append((last_on[stream], i))
+                signals.append((stream, i))
+            elif kind == "wait":
+                match = next((k for k, (s, _) in enumerate(signals) if s != stream), None)
+                if match is None and signals:
+                    match = 0
+                if match is not None:
+                    pairs.append((signals.pop(match)[1], i))
+                pending_waits[stream] = i
+            else:
+                if stream in pending_waits:
+                    pairs.append((pending_waits.pop(stream), i))
+                last_on[stream] = i
+    if order_edges:
+        pairs.extend((i - 1, i) for i in range(1, n))
+    return pairs
+
+
+def stream_border(stream: int, color: str = "lightgray") -> dict[str, str]:
+    """The border of a layer on auxiliary CUDA stream ``stream`` (> 0): the stream's colour
+    (else ``color``), thick."""
+    return {"color": stream_color(stream) or color, "penwidth": "3"}

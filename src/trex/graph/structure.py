@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .layout import Bus, topological_layers
 
 HUB_MIN_EDGES = 8  # a hub has at least this many edges of one tensor (fan-out) or into it (fan-in)
@@ -40,20 +42,28 @@ class GraphStructure:
 def find_buses(ends: list[tuple[int, int]], keys: list[Any], layers: list[int],
                forward: list[bool]) -> list[Bus]:
     """Hubs among forward edges with a key (the tensor; None: never bundled), fan-out first."""
+    m = len(ends)
+    ends_at = np.asarray(ends, dtype=np.int64).reshape(m, 2)
+    keyed = np.asarray([key is not None for key in keys], dtype=bool)[:m] & \
+        np.asarray(forward, dtype=bool)[:m]
+    n = int(ends_at.max()) + 1 if m else 0
+    # only nodes with enough keyed edges can be hubs: the other edges are not grouped
+    busy = np.bincount(ends_at[keyed, 0], minlength=n) >= HUB_MIN_EDGES
     out_groups: dict[tuple[int, Any], list[int]] = {}
-    for i, (s, _) in enumerate(ends):
-        if keys[i] is not None and forward[i]:
-            out_groups.setdefault((s, keys[i]), []).append(i)
+    for i in np.flatnonzero(keyed & busy[ends_at[:, 0]]).tolist():
+        out_groups.setdefault((ends[i][0], keys[i]), []).append(i)
     buses: list[Bus] = []
     bundled: set[int] = set()
     for (node, _), members in out_groups.items():
         if _is_hub(members, [layers[ends[i][1]] for i in members]):
             buses.append(Bus(node, members, "out"))
             bundled.update(members)
+    candidates = keyed.copy()
+    candidates[list(bundled)] = False
+    busy = np.bincount(ends_at[candidates, 1], minlength=n) >= HUB_MIN_EDGES
     in_groups: dict[int, list[int]] = {}
-    for i, (_, t) in enumerate(ends):
-        if keys[i] is not None and forward[i] and i not in bundled:
-            in_groups.setdefault(t, []).append(i)
+    for i in np.flatnonzero(candidates & busy[ends_at[:, 1]]).tolist():
+        in_groups.setdefault(ends[i][1], []).append(i)
     for node, members in in_groups.items():
         if _is_hub(members, [layers[ends[i][0]] for i in members]):
             buses.append(Bus(node, members, "in"))
@@ -69,10 +79,16 @@ def structure_of(graph: Any, bundle_hubs: bool = True) -> GraphStructure:
     index = {node.id: i for i, node in enumerate(graph.nodes)}
     ends = [(index[e.src], index[e.dst]) for e in graph.edges]
     back = [i for i, e in enumerate(graph.edges) if getattr(e, "back", False)]
-    layers, forward = topological_layers(len(index), ends, back)
-    buses: list[Bus] = []
-    if bundle_hubs:
-        keys = [e.tensor.name if e.kind == "data" and e.tensor is not None and not e.back else None
-                for e in graph.edges]
-        buses = find_buses(ends, keys, layers, forward)
-    return GraphStructure(index, ends, layers, forward, back, buses)
+    keys = [e.tensor.name if e.kind == "data" and e.tensor is not None and not e.back else None
+            for e in graph.edges] if bundle_hubs else []
+    return structure_of_edges(len(index), ends, back, keys, bundle_hubs, index)
+
+
+def structure_of_edges(n: int, ends: list[tuple[int, int]], back: list[int], keys: list[Any],
+                       bundle_hubs: bool = True, index: dict[str, int] | None = None
+                       ) -> GraphStructure:
+    """The structure of ``n`` nodes and edges ``ends`` (``back``: a loop's back-edges; ``keys``:
+    each edge's tensor name, None for edges never bundled); ``index``: node id -> node."""
+    layers, forward = topological_layers(n, ends, back)
+    buses = find_buses(ends, keys, layers, forward) if bundle_hubs else []
+    return GraphStructure(index if index is not None else {}, ends, layers, forward, back, buses)

@@ -42,10 +42,21 @@ def node_size(rows: list[tuple[str, Any]]) -> tuple[float, float]:
     """Width and height of a node box showing ``rows``."""
     if not rows:
         return MIN_WIDTH, ROW_HEIGHT
-    # len(fit_row(text)), without making the shortened text
-    widest = max(min(len(text), MAX_ROW_CHARS) * (BOLD_CHAR_WIDTH if i == 0 else CHAR_WIDTH)
-                 for i, (text, _) in enumerate(rows))
-    return max(MIN_WIDTH, widest + 2 * PAD_X), len(rows) * ROW_HEIGHT
+    # by len(fit_row(text)), without making the shortened text; the first row is bold
+    n = len(rows)
+    key = (len(rows[0][0]), max([len(text) for text, _ in rows[1:]]) if n > 1 else -1, n)
+    size = _SIZES.get(key)
+    if size is None:
+        widest = min(key[0], MAX_ROW_CHARS) * BOLD_CHAR_WIDTH
+        if n > 1:
+            widest = max(widest, min(key[1], MAX_ROW_CHARS) * CHAR_WIDTH)
+        size = (max(MIN_WIDTH, widest + 2 * PAD_X), n * ROW_HEIGHT)
+        if len(_SIZES) < 65536:
+            _SIZES[key] = size
+    return size
+
+
+_SIZES: dict[tuple[int, int, int], tuple[float, float]] = {}  # node sizes by their rows' lengths
 
 
 def _fmt(v: float) -> str:

@@ -447,6 +447,12 @@ class EnginePlan(LayerGraph):
         return [made[i] for i in rows]
 
     @property
+    def all_rows(self) -> list[int]:
+        """The table rows of ``all_layers`` (constants and signal/wait too; NoOps folded), in
+        engine order: what views read the columns of without making Layer objects."""
+        return list(self._kept)
+
+    @property
     def all_layers(self) -> list[Layer]:  # type: ignore[override]
         """Every layer (constants and signal/wait too; NoOps folded) as TREx's Layer objects."""
         return self._layer(self._kept)
