@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+import msgspec
+import numpy as np
+
 from ..jsonable import json_value as clean
 from ..model.plan import EnginePlan
 from ..perf import gc_paused
@@ -74,14 +77,106 @@ def _compact(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+# msgspec writes a float as Python's ``repr`` does, but for exponents (``1e16`` for ``1e+16``,
+# ``1e-7`` for ``1e-07``) and below 1e-4 (``0.00001`` for ``1e-05``): those are written again
+# (tests/test_html_report.py checks every other float is written alike).
+_NOT_ASCII = re.compile(r"[^\x00-\x7e]")
+_ENCODER = msgspec.json.Encoder(enc_hook=_compact)
+_NUMBER = frozenset(b"0123456789.-+eE")
+
+
+def _python_floats(data: bytes) -> bytes:
+    """JSON ``data`` with every float outside a string written as Python's ``repr`` writes it."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    if len(a) < 3:  # no float msgspec writes otherwise is this short
+        return data
+    digit = (a >= 48) & (a <= 57)
+    e = np.flatnonzero(a[1:-1] == 101) + 1  # d e d, d e -
+    e = e[digit[e - 1] & (digit[e + 1] | (a[e + 1] == 45))]
+    z = np.flatnonzero(a[:-5] == 48)  # 0.0000
+    for k, c in enumerate(b".0000", 1):
+        z = z[a[z + k] == c]
+    z = z[(z == 0) | ~(digit[z - 1] | (a[z - 1] == 46))]
+    found = np.union1d(e, z)
+    if not len(found):
+        return data
+    quotes = np.flatnonzero(a == 34)
+    escaped = quotes[(quotes > 0) & (a[quotes - 1] == 92)]
+    if len(escaped):  # a quote after an odd run of backslashes is inside a string
+        odd = set()
+        for q in escaped.tolist():
+            start = q - 1
+            while start > 0 and data[start - 1] == 92:
+                start -= 1
+            if (q - start) % 2:
+                odd.add(q)
+        quotes = np.asarray([q for q in quotes.tolist() if q not in odd], dtype=np.int64)
+    parts, kept, last_end = [], 0, -1
+    for p in found.tolist():
+        if p < last_end:
+            continue
+        start = p
+        while start > 0 and data[start - 1] in _NUMBER:
+            start -= 1
+        end = p
+        while end < len(data) and data[end] in _NUMBER:
+            end += 1
+        last_end = end
+        if (start > 0 and data[start - 1] not in b"[,:") or (
+                end < len(data) and data[end] not in b",]}"):
+            continue
+        if int(np.searchsorted(quotes, start)) % 2:  # inside a string
+            continue
+        try:
+            number = float(data[start:end])
+        except ValueError:
+            continue
+        parts += [data[kept:start], repr(number).encode()]
+        kept = end
+    if not parts:
+        return data
+    parts.append(data[kept:])
+    return b"".join(parts)
+
+
+def _ascii(match: re.Match[str]) -> str:
+    """A character as JSON's ``\\u`` escape (a surrogate pair above U+FFFF), as ``json`` writes it."""
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
+
+
+def _dumps(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
+    default=_compact)``, the same text for JSON values, written by msgspec (several times
+    faster); NaN and infinite numbers become ``null`` as :func:`~trex.jsonable.json_value` makes
+    them. Raises ``TypeError`` (or ``ValueError``) for numpy scalars, lone surrogates and other
+    values msgspec does not write (the payload is JSON values: msgspec would write a set, bytes or
+    a dataclass its own way)."""
+    try:
+        data = _ENCODER.encode(value)
+    except (UnicodeEncodeError, OverflowError) as exc:  # lone surrogates, huge ints
+        raise ValueError(str(exc)) from exc
+    data = _python_floats(data)
+    text = data.decode("utf-8")
+    if not data.isascii() or b"\x7f" in data:
+        text = _NOT_ASCII.sub(_ascii, text)
+    return text
+
+
 def json_for_script(value: Any) -> str:
     """JSON text that is safe inside ``<script type="application/json">`` (see module doc)."""
     try:
-        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
-                          default=_compact)
-    except (ValueError, TypeError):  # NaN or a non-JSON value somewhere: clean everything
-        text = json.dumps(clean(plain(value)), ensure_ascii=True, separators=(",", ":"),
-                          allow_nan=False)
+        text = _dumps(value)
+    except (ValueError, TypeError, msgspec.EncodeError):  # a value msgspec does not write
+        try:
+            text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
+                              default=_compact)
+        except (ValueError, TypeError):  # NaN or a non-JSON value somewhere: clean everything
+            text = json.dumps(clean(plain(value)), ensure_ascii=True, separators=(",", ":"),
+                              allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
