@@ -103,14 +103,14 @@ def _python_floats(data: bytes) -> bytes:
     quotes = np.flatnonzero(a == 34)
     escaped = quotes[(quotes > 0) & (a[quotes - 1] == 92)]
     if len(escaped):  # a quote after an odd run of backslashes is inside a string
-        odd = set()
+        odd = []
         for q in escaped.tolist():
             start = q - 1
             while start > 0 and data[start - 1] == 92:
                 start -= 1
             if (q - start) % 2:
-                odd.add(q)
-        quotes = np.asarray([q for q in quotes.tolist() if q not in odd], dtype=np.int64)
+                odd.append(q)
+        quotes = quotes[~np.isin(quotes, odd)]
     parts, kept, last_end = [], 0, -1
     for p in found.tolist():
         if p < last_end:
