@@ -198,16 +198,24 @@ def content_security_policy(scripts: Sequence[str]) -> str:
             "frame-src 'none'; worker-src 'none'; base-uri 'none'; form-action 'none'")
 
 
+@functools.lru_cache(maxsize=1)
+def _page_scripts() -> tuple[str, str, str]:
+    """(plotly.js, the page's script, the Content-Security-Policy that runs only them, escaped for
+    the page's attribute): read, checked and hashed once."""
+    plotly = _inline_script(plotly_js(), "plotly.js")
+    app = _inline_script(page_script(), "the page's script")
+    return plotly, app, html.escape(content_security_policy([plotly, app]), quote=True)
+
+
 def render_html(payload: dict[str, Any], details: Sequence[Any] = ()) -> str:
     """The report page for a :func:`~trex.html_report.payload.report_payload`."""
     from .. import __version__
 
-    plotly = _inline_script(plotly_js(), "plotly.js")
-    app = _inline_script(page_script(), "the page's script")
+    plotly, app, csp = _page_scripts()
     blocks = [f'<script type="application/json" id="trex-details-{k}">'
               f"{json_for_script(d)}</script>" for k, d in enumerate(details)]
     parts = {
-        "CSP": html.escape(content_security_policy([plotly, app]), quote=True),
+        "CSP": csp,
         "GENERATOR": html.escape(f"trex {__version__}", quote=True),
         "PLOTLY_VERSION": html.escape(f"plotly.js {plotly_version()['plotly.js']} (traces: "
                                       f"{', '.join(plotly_version()['traces'])})", quote=True),
