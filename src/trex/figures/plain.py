@@ -239,7 +239,7 @@ def engine_timings(records: pd.DataFrame, max_markers: int) -> Figure:
 
     def scatter(**props: Any) -> dict[str, Any]:
         out = trace("scatter", **props)
-        if out.get("mode") == "markers" and _length(out["x"]) > max_markers:
+        if out.get("mode") == "markers" and array_length(out["x"]) > max_markers:
             out["mode"] = "lines"
             out["line"] = {"width": 1, "color": out.get("marker", {}).get("color")}
         return out
@@ -278,8 +278,11 @@ def engine_timings(records: pd.DataFrame, max_markers: int) -> Figure:
         "plot_bgcolor": "rgba(0, 0, 0, 0)", "paper_bgcolor": "rgba(0, 0, 0, 0)"}}
 
 
-def _length(values: Any) -> int:
-    """Length of a data array: a list or a typed array."""
-    if isinstance(values, dict):
-        return len(base64.b64decode(values["bdata"])) // int(values["dtype"][1:])
-    return len(values)
+def array_length(values: Any) -> int:
+    """Length of a plotly data array: a list, or a typed array ``{"dtype": "f8", "bdata": ...}``."""
+    if isinstance(values, list):
+        return len(values)
+    if isinstance(values, dict) and "bdata" in values:
+        itemsize = int(str(values.get("dtype", "f8"))[1:] or 8)
+        return len(base64.b64decode(values["bdata"])) // max(1, itemsize)
+    return 0

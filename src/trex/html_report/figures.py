@@ -2,7 +2,9 @@
 
 Only figures whose size does not grow with one entry per layer are taken from Python (per type,
 per precision, distributions, timings, engine comparisons): per-layer charts are drawn in the page
-from the layer columns it already has, so 10,000 names are not repeated in every chart.
+from the layer columns it already has, so 10,000 names are not repeated in every chart. An
+engine's figures are written as JSON by :mod:`trex.figures.plain` (the notebook's figures, without
+building plotly objects: plotly is not imported for one engine); the comparison's are plotly's.
 
 plotly renders ``<b>``, ``<br>``, ``<a>`` ... inside text: the figure builders escape every string
 from the data (:func:`trex.safety.plotly_text`; category names, labels, trace names, hover text,
@@ -12,7 +14,6 @@ removed (the page writes them as text).
 
 from __future__ import annotations
 
-import base64
 import json
 import warnings
 from collections.abc import Callable, Sequence
@@ -24,26 +25,18 @@ from ..safety import escape_figure
 MAX_SVG_MARKERS = 20_000
 
 
-def _length(values: Any) -> int:
-    """Length of a plotly data array: a list, or a typed array ``{"dtype": "f8", "bdata": ...}``."""
-    if isinstance(values, list):
-        return len(values)
-    if isinstance(values, dict) and "bdata" in values:
-        itemsize = int(str(values.get("dtype", "f8"))[1:] or 8)
-        return len(base64.b64decode(values["bdata"])) // max(1, itemsize)
-    return 0
-
-
 def figure_json(fig: Any) -> dict[str, Any]:
     """A plotly figure as a dict of JSON values with data strings escaped and no title.
 
     WebGL traces become SVG ones (a report must draw without a GPU, e.g. in a remote desktop or
     a headless browser); beyond ``MAX_SVG_MARKERS`` points, markers become a line."""
+    from ..figures.plain import array_length
+
     data = json.loads(escape_figure(fig).to_json())
     for trace in data.get("data", []):
         if trace.get("type") == "scattergl":
             trace["type"] = "scatter"
-            if _length(trace.get("x")) > MAX_SVG_MARKERS and trace.get("mode") == "markers":
+            if array_length(trace.get("x")) > MAX_SVG_MARKERS and trace.get("mode") == "markers":
                 trace["mode"] = "lines"
                 trace["line"] = {"width": 1, "color": (trace.get("marker") or {}).get("color")}
     layout = data.setdefault("layout", {})
