@@ -83,23 +83,32 @@ def _compact(value: Any) -> Any:
 _NOT_ASCII = re.compile(r"[^\x00-\x7e]")
 _ENCODER = msgspec.json.Encoder(enc_hook=_compact)
 _NUMBER = frozenset(b"0123456789.-+eE")
+_IN_SCRIPT = {ord("<"): b"\\u003c", ord(">"): b"\\u003e", ord("&"): b"\\u0026"}
 
 
-def _python_floats(data: bytes) -> bytes:
-    """JSON ``data`` with every float outside a string written as Python's ``repr`` writes it."""
-    a = np.frombuffer(data, dtype=np.uint8)
-    if len(a) < 3:  # no float msgspec writes otherwise is this short
-        return data
-    digit = (a >= 48) & (a <= 57)
-    e = np.flatnonzero(a[1:-1] == 101) + 1  # d e d, d e -
-    e = e[digit[e - 1] & (digit[e + 1] | (a[e + 1] == 45))]
-    z = np.flatnonzero(a[:-5] == 48)  # 0.0000
-    for k, c in enumerate(b".0000", 1):
-        z = z[a[z + k] == c]
-    z = z[(z == 0) | ~(digit[z - 1] | (a[z - 1] == 46))]
-    found = np.union1d(e, z)
-    if not len(found):
-        return data
+def _find_all(data: bytes, needle: bytes) -> list[int]:
+    """Every position of ``needle`` in ``data`` (a C search: fast where it is rare)."""
+    found, at = [], data.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = data.find(needle, at + 1)
+    return found
+
+
+def _float_candidates(data: bytes, a: np.ndarray) -> list[int]:
+    """Positions inside every number msgspec may write otherwise than ``repr``: the ``e`` of an
+    exponent, the start of ``0.0000`` (and the same in strings, told apart by the caller)."""
+    e = np.flatnonzero(a == 101)  # d e d, d e -
+    e = e[(e > 0) & (e < len(a) - 1)]
+    before, after = a[e - 1], a[e + 1]
+    e = e[(before >= 48) & (before <= 57) & (((after >= 48) & (after <= 57)) | (after == 45))]
+    zeros = [z for z in _find_all(data, b"0.0000")
+             if z == 0 or data[z - 1] not in b"0123456789."]
+    return sorted(set(e.tolist()) | set(zeros))
+
+
+def _unescaped_quotes(data: bytes, a: np.ndarray) -> np.ndarray:
+    """Positions of the quotes that open or close a JSON string."""
     quotes = np.flatnonzero(a == 34)
     escaped = quotes[(quotes > 0) & (a[quotes - 1] == 92)]
     if len(escaped):  # a quote after an odd run of backslashes is inside a string
@@ -111,8 +120,20 @@ def _python_floats(data: bytes) -> bytes:
             if (q - start) % 2:
                 odd.append(q)
         quotes = quotes[~np.isin(quotes, odd)]
-    parts, kept, last_end = [], 0, -1
-    for p in found.tolist():
+    return quotes
+
+
+def _script_safe(data: bytes) -> bytes:
+    """JSON ``data`` (msgspec's) with every float outside a string written as Python's ``repr``
+    writes it and ``<``, ``>``, ``&`` written as ``\\u`` escapes, in one copy."""
+    edits: list[tuple[int, int, bytes]] = []  # (start, end, replacement)
+    for char, escape in _IN_SCRIPT.items():
+        edits += [(at, at + 1, escape) for at in _find_all(data, bytes([char]))]
+    a = np.frombuffer(data, dtype=np.uint8)
+    found = _float_candidates(data, a) if len(a) >= 3 else []  # no shorter float differs
+    quotes = _unescaped_quotes(data, a) if found else a[:0]
+    last_end = -1
+    for p in found:
         if p < last_end:
             continue
         start = p
@@ -131,10 +152,14 @@ def _python_floats(data: bytes) -> bytes:
             number = float(data[start:end])
         except ValueError:
             continue
-        parts += [data[kept:start], repr(number).encode()]
-        kept = end
-    if not parts:
+        edits.append((start, end, repr(number).encode()))
+    if not edits:
         return data
+    edits.sort()
+    parts, kept = [], 0
+    for start, end, text in edits:
+        parts += [data[kept:start], text]
+        kept = end
     parts.append(data[kept:])
     return b"".join(parts)
 
@@ -150,16 +175,16 @@ def _ascii(match: re.Match[str]) -> str:
 
 def _dumps(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
-    default=_compact)``, the same text for JSON values, written by msgspec (several times
-    faster); NaN and infinite numbers become ``null`` as :func:`~trex.jsonable.json_value` makes
-    them. Raises ``TypeError`` (or ``ValueError``) for numpy scalars, lone surrogates and other
-    values msgspec does not write (the payload is JSON values: msgspec would write a set, bytes or
-    a dataclass its own way)."""
+    default=_compact)`` with ``<``, ``>``, ``&`` escaped: the same text for JSON values, written
+    by msgspec (several times faster); NaN and infinite numbers become ``null`` as
+    :func:`~trex.jsonable.json_value` makes them. Raises ``TypeError`` (or ``ValueError``) for
+    numpy scalars, lone surrogates and other values msgspec does not write (the payload is JSON
+    values: msgspec would write a set, bytes or a dataclass its own way)."""
     try:
         data = _ENCODER.encode(value)
     except (UnicodeEncodeError, OverflowError) as exc:  # lone surrogates, huge ints
         raise ValueError(str(exc)) from exc
-    data = _python_floats(data)
+    data = _script_safe(data)
     text = data.decode("utf-8")
     if not data.isascii() or b"\x7f" in data:
         text = _NOT_ASCII.sub(_ascii, text)
@@ -169,14 +194,15 @@ def _dumps(value: Any) -> str:
 def json_for_script(value: Any) -> str:
     """JSON text that is safe inside ``<script type="application/json">`` (see module doc)."""
     try:
-        text = _dumps(value)
+        return _dumps(value)
     except (ValueError, TypeError, msgspec.EncodeError):  # a value msgspec does not write
-        try:
-            text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
-                              default=_compact)
-        except (ValueError, TypeError):  # NaN or a non-JSON value somewhere: clean everything
-            text = json.dumps(clean(plain(value)), ensure_ascii=True, separators=(",", ":"),
-                              allow_nan=False)
+        pass
+    try:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
+                          default=_compact)
+    except (ValueError, TypeError):  # NaN or a non-JSON value somewhere: clean everything
+        text = json.dumps(clean(plain(value)), ensure_ascii=True, separators=(",", ":"),
+                          allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
