@@ -11,6 +11,7 @@ import warnings
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import trex
@@ -241,6 +242,68 @@ def test_json_in_script_cannot_end_the_block():
     text = json_for_script(value)
     assert not set(text) & {"<", ">", "&", "\u2028", "\u2029"}
     assert json.loads(text) == {"name": value["name"], "n": None}
+
+
+def _json_text(value):
+    """json_for_script's text as the standard library writes it (the reference)."""
+    from trex.html_report.columns import plain
+    from trex.html_report.page import _compact
+    from trex.jsonable import json_value
+
+    try:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
+                          default=_compact)
+    except (ValueError, TypeError):
+        text = json.dumps(json_value(plain(value)), ensure_ascii=True, separators=(",", ":"),
+                          allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def test_json_for_script_writes_what_json_writes():
+    """msgspec writes the page's data: the same text as ``json.dumps`` (floats as ``repr``,
+    ASCII escapes, NaN as null), strings that look like numbers left as they are. (The data is
+    JSON values, :func:`trex.jsonable.json_value`; a set or a dataclass would be msgspec's.)"""
+    import random
+    import struct
+
+    rng = random.Random(5)
+    pieces = ['"', "\\", '\\"', ",1e16,", "[1e-05]", ":0.00001}", "abc", "\u2028", "\U0001F600",
+              "\x7f", "\x00", "\x1f", "\u00e9", "</script>", "<!--", "&", ",1.5e-7]", "\\u0030", ","]
+
+    def text():
+        return "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+
+    def number():
+        k = rng.randint(0, 3)
+        if k == 0:
+            return struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0]
+        if k == 1:
+            return rng.random() * 10 ** rng.randint(-30, 30)
+        if k == 2:
+            return float(rng.randint(-10**18, 10**18))
+        return round(rng.random() * 10 ** rng.randint(-8, 3), rng.randint(0, 8))
+
+    def value(depth=0):
+        k = rng.randint(0, 8 if depth < 4 else 3)
+        if k <= 1:
+            return number()
+        if k == 2:
+            return rng.choice([None, True, False, text(), rng.randint(-10**20, 10**20)])
+        if k == 3:
+            return text()
+        if k <= 6:
+            return [value(depth + 1) for _ in range(rng.randint(0, 5))]
+        if k == 7:
+            return tuple(value(depth + 1) for _ in range(rng.randint(0, 3)))
+        return {text(): value(depth + 1) for _ in range(rng.randint(0, 5))}
+
+    for _ in range(3000):
+        v = value()
+        assert json_for_script(v) == _json_text(v), v
+    for v in (1e16, 1e-05, -2.5e-300, "1e16", float("nan"), [float("inf"), 1e-5], "\ud800",
+              {"a": "\ud800", "b": 1e22}, {1: 2, 2.5: 3}, {True: 1, None: 2}, 10**400,
+              [np.float64(1e-5)], [np.int64(3)]):
+        assert json_for_script(v) == _json_text(v), v
 
 
 def test_hostile_names_stay_data(engines, tmp_path):

@@ -108,8 +108,9 @@ def tactic_summary(
     (engine order).
     """
     tactics = [str(t) for t in plan.column("tactic")]
-    if group_tactics:
-        tactics = [_TACTIC_HASH_RE.sub("", t) for t in tactics]
+    if group_tactics:  # a few kernels repeated over the layers: each one's family found once
+        family = {t: _TACTIC_HASH_RE.sub("", t) for t in set(tactics)}
+        tactics = [family[t] for t in tactics]
     out = _grouped(plan, "tactic", tactics)
     if sort_key == "count":
         out = out.sort_values(["count", "latency_ms"], ascending=False, na_position="last",

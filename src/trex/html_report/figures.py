@@ -2,7 +2,9 @@
 
 Only figures whose size does not grow with one entry per layer are taken from Python (per type,
 per precision, distributions, timings, engine comparisons): per-layer charts are drawn in the page
-from the layer columns it already has, so 10,000 names are not repeated in every chart.
+from the layer columns it already has, so 10,000 names are not repeated in every chart. An
+engine's figures are written as JSON by :mod:`trex.figures.plain` (the notebook's figures, without
+building plotly objects: plotly is not imported for one engine); the comparison's are plotly's.
 
 plotly renders ``<b>``, ``<br>``, ``<a>`` ... inside text: the figure builders escape every string
 from the data (:func:`trex.safety.plotly_text`; category names, labels, trace names, hover text,
@@ -12,7 +14,6 @@ removed (the page writes them as text).
 
 from __future__ import annotations
 
-import base64
 import json
 import warnings
 from collections.abc import Callable, Sequence
@@ -24,26 +25,18 @@ from ..safety import escape_figure
 MAX_SVG_MARKERS = 20_000
 
 
-def _length(values: Any) -> int:
-    """Length of a plotly data array: a list, or a typed array ``{"dtype": "f8", "bdata": ...}``."""
-    if isinstance(values, list):
-        return len(values)
-    if isinstance(values, dict) and "bdata" in values:
-        itemsize = int(str(values.get("dtype", "f8"))[1:] or 8)
-        return len(base64.b64decode(values["bdata"])) // max(1, itemsize)
-    return 0
-
-
 def figure_json(fig: Any) -> dict[str, Any]:
     """A plotly figure as a dict of JSON values with data strings escaped and no title.
 
     WebGL traces become SVG ones (a report must draw without a GPU, e.g. in a remote desktop or
     a headless browser); beyond ``MAX_SVG_MARKERS`` points, markers become a line."""
+    from ..figures.plain import array_length
+
     data = json.loads(escape_figure(fig).to_json())
     for trace in data.get("data", []):
         if trace.get("type") == "scattergl":
             trace["type"] = "scatter"
-            if _length(trace.get("x")) > MAX_SVG_MARKERS and trace.get("mode") == "markers":
+            if array_length(trace.get("x")) > MAX_SVG_MARKERS and trace.get("mode") == "markers":
                 trace["mode"] = "lines"
                 trace["line"] = {"width": 1, "color": (trace.get("marker") or {}).get("color")}
     layout = data.setdefault("layout", {})
@@ -54,14 +47,17 @@ def figure_json(fig: Any) -> dict[str, Any]:
     return data
 
 
-def _collect(builders: Sequence[tuple[str, str, Callable[[], Any]]]) -> dict[str, Any]:
-    """``{key: {"title", "figure"}}``; a figure that fails is reported as ``{"title", "error"}``."""
+def _collect(builders: Sequence[tuple[str, str, Callable[[], Any]]], plain: bool = False
+             ) -> dict[str, Any]:
+    """``{key: {"title", "figure"}}`` of plotly figures (or of figure JSON when ``plain``); a
+    figure that fails is reported as ``{"title", "error"}``."""
     out: dict[str, Any] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for key, title, build in builders:
             try:
-                out[key] = {"title": title, "figure": figure_json(build())}
+                figure = build()
+                out[key] = {"title": title, "figure": figure if plain else figure_json(figure)}
             except ImportError:
                 raise
             except Exception as exc:  # one odd engine must not lose the report
@@ -92,32 +88,65 @@ def report_colors(plans: Sequence[EnginePlan]) -> dict[str, Any]:
 
 
 def engine_figures(plan: EnginePlan) -> dict[str, Any]:
-    """Per-type, per-precision, distribution and timing figures of one engine."""
-    from .. import figures as notebook_figures
+    """Per-type, per-precision, distribution and timing figures of one engine: the notebook's
+    figures (:func:`trex.figures.perf_overview_builders`, ...) as :func:`figure_json` writes them,
+    built as JSON by :mod:`trex.figures.plain` (no plotly objects)."""
+    from ..figures import plain
+    from ..figures._common import columns_frame, layer_colormap
+    from ..figures.engine_timings import timing_source
+    from ..figures.frames import group_count, group_sum_attr
+    from ..figures.overview import latency_by_type
 
-    perf = notebook_figures.perf_overview_builders(plan)
-    memory = notebook_figures.memory_footprint_builders(plan)
+    frames: dict[str, Any] = {}
+
+    def perf() -> Any:  # the performance figures' frame (perf_overview_builders' columns)
+        if "perf" not in frames:
+            frames["perf"] = columns_frame(plan, ["Name", "type", "precision", "output_precision",
+                                                  "latency.avg_time", "latency.pct_time"])
+        return frames["perf"]
+
+    def memory() -> Any:  # memory_footprint_builders' columns
+        if "memory" not in frames:
+            frames["memory"] = columns_frame(plan, ["Name", "type", "weights_size",
+                                                    "total_io_size_bytes", "total_footprint_bytes"])
+        return frames["memory"]
+
+    def precisions() -> Any:
+        from ..graph.colors import precision_colormap
+
+        counts = (group_count(perf(), "precision"), "Layer count by precision", "count", "precision")
+        if not profiled:
+            return plain.donuts([counts], precision_colormap)
+        return plain.donuts([counts, (group_sum_attr(perf(), "precision", "latency.pct_time"),
+                                      "% latency by precision", "latency.pct_time", "precision")],
+                            precision_colormap)
+
+    def timings() -> Any:
+        return plain.engine_timings(timing_source(plan), MAX_SVG_MARKERS)
+
     profiled = plan.has_profile
     builders: list[tuple[str, str, Callable[[], Any]]] = [
         ("latency_by_type", "Latency per layer type (ms)",
-         lambda: perf["Latency per layer type (ms)"](title=None)),
-        ("count_by_type", "Layers per type", lambda: perf["Count per layer type"](title=None)),
+         lambda: plain.bars_by_category(latency_by_type(perf()), "latency.avg_time", "type")),
+        ("count_by_type", "Layers per type",
+         lambda: plain.bars_by_category(group_count(perf(), "type"), "count", "type")),
         # without a profile, only the layer counts (not an empty latency pie beside them)
         ("precision_rollup", "Layers and latency by precision" if profiled else "Layers by precision",
-         (lambda: perf["Precision rollup"](title=None)) if profiled else
-         lambda: _precision_counts(plan)),
-        ("precision_per_type", "Precision per layer type",
-         lambda: perf["Precision per layer type"]()),
+         precisions),
+        ("precision_per_type", "Precision per layer type", lambda: plain.precision_sunburst(perf())),
         ("latency_distribution", "Layer latency distribution",
-         lambda: perf["Layer latency distribution"](title=None)),
+         lambda: plain.histogram(perf(), "latency.avg_time", "type", layer_colormap())),
     ]
-    for key, title in (("weights_distribution", "Weights footprint distribution per layer"),
-                       ("activations_distribution", "Activations footprint distribution per layer"),
-                       ("total_distribution", "Total footprint distribution per layer")):
-        builders.append((key, title, lambda title=title: memory[title](title=None)))
+    for key, title, column in (
+            ("weights_distribution", "Weights footprint distribution per layer", "weights_size"),
+            ("activations_distribution", "Activations footprint distribution per layer",
+             "total_io_size_bytes"),
+            ("total_distribution", "Total footprint distribution per layer",
+             "total_footprint_bytes")):
+        builders.append((key, title, lambda column=column: plain.histogram(
+            memory(), column, "type", layer_colormap())))
     if len(plan.timings):
-        builders.append(("timings", "Latency over the timed iterations",
-                         lambda: notebook_figures.engine_timings_figure(plan)))
+        builders.append(("timings", "Latency over the timed iterations", timings))
     # A chart of values the inputs do not have says so (and is not built), rather than drawing
     # empty axes.
     unknown = {}
@@ -131,21 +160,9 @@ def engine_figures(plan: EnginePlan) -> dict[str, Any]:
         unknown.update(dict.fromkeys(("precision_rollup", "precision_per_type"),
                                      "precisions are unknown: names-only layer information "
                                      "(build with --profilingVerbosity=detailed)"))
-    built = _collect([b for b in builders if b[0] not in unknown])
+    built = _collect([b for b in builders if b[0] not in unknown], plain=True)
     return {key: {"title": title, "error": unknown[key]} if key in unknown else built[key]
             for key, title, _ in builders}
-
-
-def _precision_counts(plan: EnginePlan) -> Any:
-    """The count half of the precision rollup (an engine without latencies has no other half)."""
-    from ..figures._common import columns_frame
-    from ..figures.frames import group_count
-    from ..figures.plotting import plotly_pie2
-    from ..graph.colors import precision_colormap
-
-    precisions = columns_frame(plan, ["precision"])
-    return plotly_pie2(None, [(group_count(precisions, "precision"), "Layer count by precision",
-                               "count", "precision")], colormap=precision_colormap)
 
 
 def comparison_figures(plans: Sequence[EnginePlan], names: Sequence[str]) -> dict[str, Any]:

@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+import msgspec
+import numpy as np
+
 from ..jsonable import json_value as clean
 from ..model.plan import EnginePlan
 from ..perf import gc_paused
@@ -74,8 +77,126 @@ def _compact(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+# msgspec writes a float as Python's ``repr`` does, but for exponents (``1e16`` for ``1e+16``,
+# ``1e-7`` for ``1e-07``) and below 1e-4 (``0.00001`` for ``1e-05``): those are written again
+# (tests/test_html_report.py checks every other float is written alike).
+_NOT_ASCII = re.compile(r"[^\x00-\x7e]")
+_ENCODER = msgspec.json.Encoder(enc_hook=_compact)
+_NUMBER = frozenset(b"0123456789.-+eE")
+_IN_SCRIPT = {ord("<"): b"\\u003c", ord(">"): b"\\u003e", ord("&"): b"\\u0026"}
+
+
+def _find_all(data: bytes, needle: bytes) -> list[int]:
+    """Every position of ``needle`` in ``data`` (a C search: fast where it is rare)."""
+    found, at = [], data.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = data.find(needle, at + 1)
+    return found
+
+
+def _float_candidates(data: bytes, a: np.ndarray) -> list[int]:
+    """Positions inside every number msgspec may write otherwise than ``repr``: the ``e`` of an
+    exponent, the start of ``0.0000`` (and the same in strings, told apart by the caller)."""
+    e = np.flatnonzero(a == 101)  # d e d, d e -
+    e = e[(e > 0) & (e < len(a) - 1)]
+    before, after = a[e - 1], a[e + 1]
+    e = e[(before >= 48) & (before <= 57) & (((after >= 48) & (after <= 57)) | (after == 45))]
+    zeros = [z for z in _find_all(data, b"0.0000")
+             if z == 0 or data[z - 1] not in b"0123456789."]
+    return sorted(set(e.tolist()) | set(zeros))
+
+
+def _unescaped_quotes(data: bytes, a: np.ndarray) -> np.ndarray:
+    """Positions of the quotes that open or close a JSON string."""
+    quotes = np.flatnonzero(a == 34)
+    escaped = quotes[(quotes > 0) & (a[quotes - 1] == 92)]
+    if len(escaped):  # a quote after an odd run of backslashes is inside a string
+        odd = []
+        for q in escaped.tolist():
+            start = q - 1
+            while start > 0 and data[start - 1] == 92:
+                start -= 1
+            if (q - start) % 2:
+                odd.append(q)
+        quotes = quotes[~np.isin(quotes, odd)]
+    return quotes
+
+
+def _script_safe(data: bytes) -> bytes:
+    """JSON ``data`` (msgspec's) with every float outside a string written as Python's ``repr``
+    writes it and ``<``, ``>``, ``&`` written as ``\\u`` escapes, in one copy."""
+    edits: list[tuple[int, int, bytes]] = []  # (start, end, replacement)
+    for char, escape in _IN_SCRIPT.items():
+        edits += [(at, at + 1, escape) for at in _find_all(data, bytes([char]))]
+    a = np.frombuffer(data, dtype=np.uint8)
+    found = _float_candidates(data, a) if len(a) >= 3 else []  # no shorter float differs
+    quotes = _unescaped_quotes(data, a) if found else a[:0]
+    last_end = -1
+    for p in found:
+        if p < last_end:
+            continue
+        start = p
+        while start > 0 and data[start - 1] in _NUMBER:
+            start -= 1
+        end = p
+        while end < len(data) and data[end] in _NUMBER:
+            end += 1
+        last_end = end
+        if (start > 0 and data[start - 1] not in b"[,:") or (
+                end < len(data) and data[end] not in b",]}"):
+            continue
+        if int(np.searchsorted(quotes, start)) % 2:  # inside a string
+            continue
+        try:
+            number = float(data[start:end])
+        except ValueError:
+            continue
+        edits.append((start, end, repr(number).encode()))
+    if not edits:
+        return data
+    edits.sort()
+    parts, kept = [], 0
+    for start, end, text in edits:
+        parts += [data[kept:start], text]
+        kept = end
+    parts.append(data[kept:])
+    return b"".join(parts)
+
+
+def _ascii(match: re.Match[str]) -> str:
+    """A character as JSON's ``\\u`` escape (a surrogate pair above U+FFFF), as ``json`` writes it."""
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
+
+
+def _dumps(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
+    default=_compact)`` with ``<``, ``>``, ``&`` escaped: the same text for JSON values, written
+    by msgspec (several times faster); NaN and infinite numbers become ``null`` as
+    :func:`~trex.jsonable.json_value` makes them. Raises ``TypeError`` (or ``ValueError``) for
+    numpy scalars, lone surrogates and other values msgspec does not write (the payload is JSON
+    values: msgspec would write a set, bytes or a dataclass its own way)."""
+    try:
+        data = _ENCODER.encode(value)
+    except (UnicodeEncodeError, OverflowError) as exc:  # lone surrogates, huge ints
+        raise ValueError(str(exc)) from exc
+    data = _script_safe(data)
+    text = data.decode("utf-8")
+    if not data.isascii() or b"\x7f" in data:
+        text = _NOT_ASCII.sub(_ascii, text)
+    return text
+
+
 def json_for_script(value: Any) -> str:
     """JSON text that is safe inside ``<script type="application/json">`` (see module doc)."""
+    try:
+        return _dumps(value)
+    except (ValueError, TypeError, msgspec.EncodeError):  # a value msgspec does not write
+        pass
     try:
         text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
                           default=_compact)
@@ -103,16 +224,24 @@ def content_security_policy(scripts: Sequence[str]) -> str:
             "frame-src 'none'; worker-src 'none'; base-uri 'none'; form-action 'none'")
 
 
+@functools.lru_cache(maxsize=1)
+def _page_scripts() -> tuple[str, str, str]:
+    """(plotly.js, the page's script, the Content-Security-Policy that runs only them, escaped for
+    the page's attribute): read, checked and hashed once."""
+    plotly = _inline_script(plotly_js(), "plotly.js")
+    app = _inline_script(page_script(), "the page's script")
+    return plotly, app, html.escape(content_security_policy([plotly, app]), quote=True)
+
+
 def render_html(payload: dict[str, Any], details: Sequence[Any] = ()) -> str:
     """The report page for a :func:`~trex.html_report.payload.report_payload`."""
     from .. import __version__
 
-    plotly = _inline_script(plotly_js(), "plotly.js")
-    app = _inline_script(page_script(), "the page's script")
+    plotly, app, csp = _page_scripts()
     blocks = [f'<script type="application/json" id="trex-details-{k}">'
               f"{json_for_script(d)}</script>" for k, d in enumerate(details)]
     parts = {
-        "CSP": html.escape(content_security_policy([plotly, app]), quote=True),
+        "CSP": csp,
         "GENERATOR": html.escape(f"trex {__version__}", quote=True),
         "PLOTLY_VERSION": html.escape(f"plotly.js {plotly_version()['plotly.js']} (traces: "
                                       f"{', '.join(plotly_version()['traces'])})", quote=True),
