@@ -75,9 +75,11 @@ _TORCH_TRT_RE = re.compile(r"^\[([A-Z_]+)\]-\[([^\]]*)\]-\[(.*)\]$")
 _SPLIT_RE = re.compile(r"(?<!\s)\s+\+\s+|,\s+")
 _NUMBERED_SUFFIXES = ("_clone_", "_output_", "_", ".")  # before a number; longest first
 _INITIALIZER_RE = re.compile(r"(?:^onnx::|[._](?:weight|bias)$|_constant_\d+$|^\(Unnamed Layer)")
+_INITIALIZER_PREFIXES = ("onnx::", "(Unnamed Layer")  # the expression's anchored alternatives
 # Names of layers TensorRT made itself: no ONNX node behind them.
 _TENSORRT_NAME_RE = re.compile(
     r"^(?:Reformatting CopyNode|__my|\{ForeignNode)|shape_call|_myl\d+_\d+$|(?:in|out)put reformatter \d+$")
+_TENSORRT_PREFIXES = ("Reformatting CopyNode", "__my", "{ForeignNode")
 HEAVY_OPS = frozenset({"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "Gemm", "MatMul",
                        "MatMulInteger", "QLinearMatMul", "Einsum", "Attention", "LSTM", "RNN", "GRU"})
 
@@ -90,8 +92,8 @@ def onnx_op_type(node: str) -> str:
     if torch_trt:  # Torch-TensorRT: [KIND]-[aten_ops.name.overload]-[/path/name]
         aten = torch_trt.group(2).split(".")
         text = aten[1] if len(aten) > 1 else torch_trt.group(3)
-    bracket = _BRACKET_RE.search(text)
-    if bracket and text.startswith("(Unnamed Layer"):
+    bracket = _BRACKET_RE.search(text) if text.startswith("(Unnamed Layer") else None
+    if bracket:
         return bracket.group(1)
     token = text.rstrip("/").rsplit("/", 1)[-1]
     for prefix in ("node_", "onnx::"):
@@ -121,10 +123,12 @@ def strip_node_suffixes(token: str) -> str:
             digits -= 1
         if digits == end:
             break
-        sep = next((s for s in _NUMBERED_SUFFIXES if token.endswith(s, 0, digits)), None)
-        if sep is None:
+        for sep in _NUMBERED_SUFFIXES:
+            if token.endswith(sep, 0, digits):
+                end = digits - len(sep)
+                break
+        else:
             break
-        end = digits - len(sep)
     return token[:end]
 
 
@@ -135,17 +139,22 @@ def nodes_from_name(name: str) -> list[str]:
 
 @lru_cache(maxsize=16384)  # the linters, the mapping and the report ask for the same layers' nodes
 def _nodes_from_name(name: str) -> tuple[str, ...]:
-    if _TENSORRT_NAME_RE.search(name):
+    # Each regular expression runs only where a substring it needs is there (the same answers;
+    # searching every name of a 10,000-layer plan cost more than the rest of the mapping).
+    if name.startswith(_TENSORRT_PREFIXES) or "shape_call" in name or (
+            ("_myl" in name or "put reformatter " in name) and _TENSORRT_NAME_RE.search(name)):
         return ()
     nodes = []
-    for part in _SPLIT_RE.split(name):
+    for part in _SPLIT_RE.split(name) if "+" in name or "," in name else (name,):
         part = part.strip()
         start = 0
         while part.startswith("PWN(", start):
             start += 4
         part = part[start:]
         part = part.rstrip(")").strip() if part.count(")") > part.count("(") else part.strip()
-        if part and not _INITIALIZER_RE.search(part):
+        if part and not (part.startswith(_INITIALIZER_PREFIXES) or (
+                ("weight" in part or "bias" in part or "_constant_" in part)
+                and _INITIALIZER_RE.search(part))):
             nodes.append(part)
     return tuple(nodes)
 
