@@ -42,7 +42,7 @@ from pathlib import Path
 
 import generate
 import trex_reference
-from common import layer_names, text_table
+from common import compile_trex, layer_names, text_table
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
@@ -366,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.steps:
         print(json.dumps(_report_steps(args.steps, args.out)))
         return 0
+    compile_trex()
     generate.ensure_series(args.copies, args.data, log=lambda m: print(m, flush=True))
     trex_python, note = (None, "TREx skipped (--no-trex)") if args.no_trex else \
         trex_reference.ensure(args.data, log=lambda m: print(m, flush=True))

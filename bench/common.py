@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import compileall
+import importlib.util
 import json
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+
+def compile_trex() -> None:
+    """Write trex's bytecode before timing, as an installed package has it: a checkout run with
+    PYTHONDONTWRITEBYTECODE set would compile every changed module at each interpreter start
+    (0.05–0.1 s of a 1.5 s report)."""
+    spec = importlib.util.find_spec("trex")
+    if spec is not None and spec.submodule_search_locations:
+        for folder in spec.submodule_search_locations:
+            compileall.compile_dir(folder, quiet=1)
 
 
 def prefix(data: Path, n: int) -> str:

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import generate
+from common import compile_trex
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -185,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker is not None:
         print(json.dumps(worker(args.worker, args.data)))
         return 0
+    compile_trex()
 
     sizes = sorted(set(args.sizes) | ({args.profile} if args.profile else set()))
     generate.ensure(sizes, args.data, log=lambda m: print(m, flush=True))
