@@ -68,6 +68,7 @@ _ALIASES = {
     "transpose": "Transpose", "max": "Max", "mean": "ReduceMean", "sum": "ReduceSum",
     "quantize_per_tensor": "QuantizeLinear", "dequantize_per_tensor": "DequantizeLinear",
 }
+_HEAD_RE = re.compile(r"[_.]")  # an op name's head ends at the first of these
 _BRACKET_RE = re.compile(r"\[([A-Za-z_]+)\]\s*$")
 _TORCH_TRT_RE = re.compile(r"^\[([A-Z_]+)\]-\[([^\]]*)\]-\[(.*)\]$")
 # `` + `` between fused nodes, or ``, ``; a `` + `` match starts only where a run of spaces does
@@ -105,7 +106,7 @@ def onnx_op_type(node: str) -> str:
         return _ONNX_BY_LOWER[lower]
     if lower in _ALIASES:
         return _ALIASES[lower]
-    head = re.split(r"[_.]", token, maxsplit=1)[0].lower()
+    head = _HEAD_RE.split(token, maxsplit=1)[0].lower()
     return _ONNX_BY_LOWER.get(head) or _ALIASES.get(head) or "Unknown"
 
 
@@ -317,18 +318,19 @@ def onnx_mapping(plan: EnginePlan, use_names: bool = True, split: str = "dominan
         elif TENSORRT in nodes or op_types:  # the pseudo-node's name; op types given
             ops = [TENSORRT if n == TENSORRT else (op_types.get(n) if op_types else None) or op
                    for n, op in zip(nodes, ops)]
+        k = len(nodes)
         heavy = [op in HEAVY_OPS for op in ops] if split == "dominant" else []
         n_heavy = sum(heavy)
-        for j, (node, op) in enumerate(zip(nodes, ops)):
-            layer_col.append(names[index])
-            type_col.append(types[index])
-            node_col.append(node)
-            op_col.append(op)
-            source_col.append(source)
-            count_col.append(len(nodes))
-            idx_col.append(index)
-            region_col.append(region)
-            weight_col.append((1.0 / n_heavy if heavy[j] else 0.0) if n_heavy else 1.0 / len(nodes))
+        # a layer's rows at once: its values repeated, its nodes' weights in one list
+        layer_col += [names[index]] * k
+        type_col += [types[index]] * k
+        node_col += nodes
+        op_col += ops
+        source_col += [source] * k
+        count_col += [k] * k
+        idx_col += [index] * k
+        region_col += [region] * k
+        weight_col += [1.0 / n_heavy if h else 0.0 for h in heavy] if n_heavy else [1.0 / k] * k
     latency = _layer_latencies(plan)
     idx = np.asarray(idx_col, dtype="int64")
     counts = np.asarray(count_col, dtype="int64")
