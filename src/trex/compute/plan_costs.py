@@ -109,7 +109,7 @@ def table_costs(table: LayerTable, rows: list[int]) -> PlanCosts:
     codes = (table.view_shape * 2 + table.constant).tolist()
     types, subtypes, count, weights, bias = (table.types, table.subtypes, table.weights_count,
                                              table.weights_bytes, table.bias_bytes)
-    records = table.records
+    records = table.attribute_records
     getters: dict[tuple[str, str], Any] = {}
     memo: dict[tuple[Any, ...], int] = {}
     costs: list[Cost] = []

@@ -135,7 +135,7 @@ class LintRows:
         field = ATTRIBUTE_FIELDS.get(key)
         if field is None:
             return [table.attribute(rows[k], key) for k in positions]
-        records = table.records
+        records = table.attribute_records
         return [None if value is UNSET else value
                 for value in map(attrgetter(field), [records[rows[k]] for k in positions])]
 

@@ -22,6 +22,7 @@ from msgspec import UNSET
 
 from ..formats.layer_records import (
     ATTRIBUTE_FIELDS,
+    LayerAttributes,
     LayerRecord,
     TensorUses,
     TypedWeights,
@@ -306,11 +307,19 @@ class LayerTable:
         field = ATTRIBUTE_FIELDS.get(key)
         if field is None:
             return self.raws[self.raw_index[i]].get(key, default)
-        value = getattr(self._records[i], field)
+        value = getattr(self.attribute_records[i], field)
         return default if value is UNSET else value
 
-    def attribute_getter(self, keys: Sequence[str]) -> Callable[[LayerRecord], tuple[Any, ...]]:
-        """A function of a record (``records[i]``) giving its typed attributes ``keys`` as a
+    @cached_property
+    def attribute_records(self) -> list[LayerAttributes]:
+        """Each row's typed attributes (:class:`~trex.formats.layer_records.LayerAttributes`),
+        decoded when an analysis first asks for one."""
+        every = self.raws.attributes()
+        return [every[p] for p in self.raw_index]
+
+    def attribute_getter(self, keys: Sequence[str]
+                         ) -> Callable[[LayerAttributes], tuple[Any, ...]]:
+        """A function of a row's attributes (``attribute_records[i]``) giving ``keys`` as a
         tuple (UNSET where absent)."""
         getter = attrgetter(*[ATTRIBUTE_FIELDS[key] for key in keys])
         if len(keys) == 1:
