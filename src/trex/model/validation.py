@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
+from operator import attrgetter
 
 import numpy as np
 import pandas as pd
@@ -221,10 +222,14 @@ def plausible_profile(run: ProfileRun, warn: Callable[[str], None]) -> ProfileRu
     :data:`PLAUSIBLE_MS`) made missing (NaN), and one warning naming the file, layers and fields."""
     limit = PLAUSIBLE_MS
     records = run.records
-    times = np.array([[r.time_ms, r.avg_ms, 0.0 if r.median_ms is None else r.median_ms]
-                      for r in records], dtype=np.float64).reshape(-1, 3)
-    shares = np.array([0.0 if r.percentage is None else r.percentage for r in records],
-                      dtype=np.float64)
+    def column(field: str) -> np.ndarray:  # None (not exported) as 0.0, which passes
+        values = list(map(attrgetter(field), records))
+        if None in values:
+            values = [0.0 if v is None else v for v in values]
+        return np.asarray(values, dtype=np.float64)
+
+    times = np.stack([column("time_ms"), column("avg_ms"), column("median_ms")], axis=1)
+    shares = column("percentage")
     if ((times >= 0) & (times <= limit)).all() and ((shares >= 0) & (shares <= 100)).all():
         return run  # the usual case: nothing to fix
     bad: list[str] = []
