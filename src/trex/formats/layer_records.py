@@ -38,8 +38,8 @@ class TensorRecord(msgspec.Struct, gc=False, rename={
     """One tensor as a layer reads or writes it: name, shape and format (as a value)."""
 
     name: str = ""
-    dims: list[int] = []
-    lower_dims: list[int] | None = None  # 8.6 Constant layers spell it in lower case
+    dims: tuple[int, ...] = ()
+    lower_dims: tuple[int, ...] | None = None  # 8.6 Constant layers spell it in lower case
     text: str | None = None  # "Format/Datatype" up to 10.x
     data_type: str | None = None  # TensorRT 11 splits it: DataType/Datatype and Format
     data_type_lower: str | None = None
@@ -407,7 +407,7 @@ def tensor_uses(records: list[LayerRecord]) -> tuple[TensorUses, list[str]]:
                 nids.append(nid)
                 text = t.text if t.text is not None else t.format_key()
                 dims = t.dims if t.dims or not t.lower_dims else t.lower_dims
-                key = (text, *dims)
+                key = (text, dims)
                 sid = get_shape(key)
                 if sid is None:
                     sid = shape_ids[key] = len(shapes)
