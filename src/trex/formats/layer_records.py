@@ -416,7 +416,7 @@ def tensor_uses(records: list[LayerRecord]) -> tuple[TensorUses, list[str]]:
                         fmt = formats[text] = parse_format(text)
                     bad = bool(dims) and (min(dims) < -1 or max(dims) > MAX_DIMENSION)
                     if bad:
-                        dims = [d if -1 <= d <= MAX_DIMENSION else -1 for d in dims]
+                        dims = tuple(d if -1 <= d <= MAX_DIMENSION else -1 for d in dims)
                     shapes.append((fmt, tuple(dims)))
                     odd_shape.append(bad)
                 if odd_shape[sid]:
