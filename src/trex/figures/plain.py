@@ -28,7 +28,7 @@ from .plotting import (
     MIN_TEXT_SIZE,
     OUTSIDE_LEGEND,
     category_text,
-    is_percent,
+    donut_style,
     wrap_title,
 )
 
@@ -177,15 +177,7 @@ def donuts(charts: list[tuple[pd.DataFrame, str, str, str]], colormap: Any) -> F
     domains = _domains(len(charts))
     data, annotations = [], []
     for (df, chart_title, values, names), x in zip(charts, domains):
-        labels = [category_text(v) for v in df[names]]
-        palette = category_colors(list(dict.fromkeys(labels)), colormap)
-        if is_percent(values):
-            text = {"texttemplate": "%{value:.2f} %",
-                    "hovertemplate": "%{label}<br>%{value:.2f} %<extra></extra>"}
-        else:
-            template = "%{text:.4f}" if pd.api.types.is_float_dtype(df[values]) else "%{text}"
-            text = {"texttemplate": template.replace("text", "value"),
-                    "hoverinfo": "label+percent+value"}
+        labels, palette, text = donut_style(df, values, names, colormap)
         pie = trace("pie", labels=labels, values=data_array(df[values].to_numpy()),
                     name=chart_title, sort=False, hole=0.4, textposition="inside",
                     marker={"colors": [palette[k] for k in labels],

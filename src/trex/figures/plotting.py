@@ -76,6 +76,19 @@ def _texttemplate(values: pd.Series) -> str:
     return "%{text:.4f}" if pd.api.types.is_float_dtype(values) else "%{text}"
 
 
+def donut_style(df: pd.DataFrame, values: str, names: str, colormap: Any
+                ) -> tuple[list[str], list[str], dict[str, str]]:
+    """One donut's (labels, colours, text templates): shares with ``%``, other numbers as they
+    are (4 decimals for floats); the notebook's and the report's donuts share it."""
+    labels = [category_text(v) for v in df[names]]
+    palette = category_colors(list(dict.fromkeys(labels)), colormap)
+    if is_percent(values):
+        return labels, palette, {"texttemplate": "%{value:.2f} %",
+                                 "hovertemplate": "%{label}<br>%{value:.2f} %<extra></extra>"}
+    return labels, palette, {"texttemplate": _texttemplate(df[values]).replace("text", "value"),
+                             "hoverinfo": "label+percent+value"}
+
+
 def plotly_bar2(df: pd.DataFrame | Mapping[str, pd.DataFrame], title: str, values_col: str,
                 names_col: str, orientation: str = "v", color: str | None = None,
                 size: tuple = (None, None), use_slider: bool = False, colormap: dict | None = None,
@@ -221,14 +234,7 @@ def plotly_pie2(title: str, charts: Sequence[tuple[pd.DataFrame, str, str, str]]
     fig = make_subplots(rows=n_rows, cols=n_cols, specs=[[{"type": "domain"}] * n_cols] * n_rows,
                         subplot_titles=[wrap_title(str(c[1])) for c in charts])
     for i, (df, chart_title, values, names) in enumerate(charts):
-        labels = [category_text(v) for v in df[names]]
-        palette = category_colors(list(dict.fromkeys(labels)), colormap)
-        if is_percent(values):
-            text = {"texttemplate": "%{value:.2f} %",
-                    "hovertemplate": "%{label}<br>%{value:.2f} %<extra></extra>"}
-        else:
-            text = {"texttemplate": _texttemplate(df[values]).replace("text", "value"),
-                    "hoverinfo": "label+percent+value"}
+        labels, palette, text = donut_style(df, values, names, colormap)
         fig.add_trace(go.Pie(labels=labels, values=df[values].to_numpy(), name=chart_title,
                              sort=False, hole=0.4, textposition="inside",
                              marker={"colors": [palette[k] for k in labels],
