@@ -19,10 +19,10 @@ from .table import (
     layer_kind,
     stream_id,
     type_from_name,
-    weight_sizes,
     weights_hidden,
 )
 from .tensors import Activation
+from .weight_sizes import weight_sizes
 
 __all__ = ["DLA_SUFFIXES", "Layer", "fold_no_ops", "layer_type", "parameter_sizes", "stream_id",
            "type_from_name"]
