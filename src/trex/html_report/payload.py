@@ -199,10 +199,13 @@ def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None
     step = progress or _quiet
     from ..onnx_map import latency_by_onnx_op
     from ..summary import latency_by_precision, latency_by_type, tactic_summary
-    from .graphdata import graph_payload
+    from .graphdata import start_graph_payload
 
     names = strings(plan.column("Name"))
     step("summary and layer columns")
+    # the drawing first: where Graphviz lays it out (a graph of up to a few thousand layers), it
+    # runs in its own process beside the steps below, and the graph step waits for it
+    graph = start_graph_payload(plan)
     data: dict[str, Any] = {
         "name": str(plan.name),
         "label": str(label),
@@ -220,8 +223,7 @@ def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None
         "tactics": frame(tactic_summary(plan, group_tactics=True, sort_key="latency")),
         "onnx_ops": frame(latency_by_onnx_op(plan)),
     }
-    step(f"laying out the graph of {len(names):,} layers")
-    data["graph"] = graph_payload(plan)
+    data["graph"] = {}  # its place in the page's data; made below, when Graphviz has had time
     step("linters")
     data["lint"] = lint_payload(plan, names)
     step("roofline and timings")
@@ -232,6 +234,8 @@ def engine_payload(plan: EnginePlan, label: str, path: str = "", gpu: str | None
         data["transformer"] = found
         if found["bandwidth"] is not None:
             data["roofline"]["step"] = found["bandwidth"]
+    step(f"laying out the graph of {len(names):,} layers")
+    data["graph"] = graph()
     data["figures"] = {}
     if figures:
         from .figures import engine_figures
