@@ -156,11 +156,10 @@ class Linter:
         """Average latency (ms) of each layer of ``plan.layers`` (NaN when unprofiled)."""
         return self.facts.latencies
 
-    @cached_property
+    @property
     def total_ms(self) -> float:
         """Summed average latency of the plan's layers in ms (0 without a profile)."""
-        lat = self.latencies
-        return float(np.nansum(lat)) if len(lat) else 0.0
+        return self.facts.total_ms
 
     @property
     def timed(self) -> bool:
@@ -169,8 +168,7 @@ class Linter:
 
     def share(self, ms: float) -> float:
         """``ms`` as a percentage of the engine's summed layer latency (NaN without a profile)."""
-        total = self.total_ms
-        return 100.0 * ms / total if total > 0 and not math.isnan(ms) else math.nan
+        return self.facts.share(ms)
 
     def layer_timing(self, index: int) -> dict[str, float]:
         """Latency evidence of one layer: ``latency_ms`` and ``latency_pct`` when profiled."""

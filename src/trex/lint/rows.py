@@ -18,7 +18,7 @@ from msgspec import UNSET
 
 from ..formats.layer_records import ATTRIBUTE_FIELDS
 from ..model.plan import EnginePlan
-from ..model.table import LayerTable
+from ..model.table import LayerTable, is_reformat
 
 _CACHE = "_lint_rows"
 
@@ -143,7 +143,7 @@ class LintRows:
     def reformats(self) -> list[int]:
         """The layers whose ``is_reformat`` is True (TensorRT's and Myelin's reformats)."""
         return [k for k, (kind, sub) in enumerate(zip(self.types, self.subtypes))
-                if kind == "Reformat" or sub.endswith("Reformat")]
+                if is_reformat(kind, sub)]
 
     def timing(self, k: int) -> dict[str, float]:
         """Layer k's latency evidence (:meth:`~trex.lint.base.Linter.layer_timing`), made once;
@@ -154,12 +154,17 @@ class LintRows:
         return found
 
     def _timing(self, k: int) -> dict[str, float]:
-        if k >= len(self._latency_values) or not self._total > 0:
+        if k >= len(self._latency_values) or not self.total_ms > 0:
             return {}
         ms = self._latency_values[k]
         if math.isnan(ms):
             return {}
-        return {"latency_ms": round(ms, 4), "latency_pct": round(100.0 * ms / self._total, 2)}
+        return {"latency_ms": round(ms, 4), "latency_pct": round(self.share(ms), 2)}
+
+    def share(self, ms: float) -> float:
+        """``ms`` as a percentage of the engine's summed layer latency (NaN without a profile)."""
+        total = self.total_ms
+        return 100.0 * ms / total if total > 0 and not math.isnan(ms) else math.nan
 
     @cached_property
     def _latency_values(self) -> list[float]:
@@ -167,7 +172,8 @@ class LintRows:
         return values
 
     @cached_property
-    def _total(self) -> float:
+    def total_ms(self) -> float:
+        """Summed average latency of the layers in ms (0 without a profile)."""
         return float(np.nansum(self.latencies)) if len(self.latencies) else 0.0
 
     @cached_property

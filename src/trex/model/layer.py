@@ -16,6 +16,7 @@ from .table import (
     INT64_MAX,
     LayerTable,
     int64,
+    is_reformat,
     layer_kind,
     stream_id,
     type_from_name,
@@ -196,7 +197,7 @@ class Layer:
     def is_reformat(self) -> bool:
         """A layer that only converts layout or data type: TensorRT's ``Reformat`` and Myelin's
         ``MyelinReformat`` (whose ``type`` stays as TREx gives it)."""
-        return self.type == "Reformat" or self.subtype.endswith("Reformat")
+        return is_reformat(self.type, self.subtype)
 
     @property
     def hides_weights(self) -> bool:

@@ -62,6 +62,12 @@ def layer_kinds(names: Sequence[str], records: Sequence[LayerRecord]) -> list[st
     return out
 
 
+def is_reformat(layer_type: str, subtype: str) -> bool:
+    """A layer that only converts layout or data type: TensorRT's ``Reformat`` and Myelin's
+    ``MyelinReformat`` (whose ``type`` stays as TREx gives it)."""
+    return layer_type == "Reformat" or subtype.endswith("Reformat")
+
+
 def type_from_name(name: str) -> str:
     """Names-only exports: recognise the kinds TensorRT names by convention.
 
