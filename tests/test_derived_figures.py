@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import warnings
 
@@ -441,3 +442,89 @@ def test_trex_warnings_show_as_one_line_without_source():
     assert warnings.formatwarning("gap", trex.TrexNote, "/x/plan.py", 9) == "note: gap\n"
     assert warnings.formatwarning("odd", trex.TrexWarning, "/x/plan.py", 9) == "warning: odd\n"
     assert "/x/plan.py:9" in warnings.formatwarning("other", UserWarning, "/x/plan.py", 9)
+
+
+# ------------------------------------------------------------------ tensor bytes and footprint
+_VECTOR_WIDTH = {"Two": 2, "Four": 4, "Eight": 8, "Sixteen": 16, "Thirty-two": 32}
+_ELEMENT_BYTES = {"FP32": 4, "Float": 4, "FP16": 2, "Half": 2, "BF16": 2, "Int8": 1, "FP8": 1,
+                  "Int32": 4, "Int64": 8, "Bool": 1, "UInt8": 1}
+
+
+def _tensor_bytes(tensor):
+    """Bytes of one exported tensor, by TensorRT's format descriptions: a vectorised format pads
+    the channel axis (the third from last) to its vector width; a dynamic (-1) dimension counts
+    as 1."""
+    text = tensor["Format/Datatype"]
+    dims = [max(int(d), 1) for d in tensor["Dimensions"]]
+    element = next(b for word, b in _ELEMENT_BYTES.items() if re.search(rf"\b{word}\b", text))
+    wide = re.match(r"(\w+(?:-\w+)?) wide channel vectorized", text)
+    modulo = re.search(r"channel % (\d+) == 0", text)
+    width = _VECTOR_WIDTH[wide.group(1)] if wide else int(modulo.group(1)) if modulo else 1
+    if width > 1 and len(dims) >= 3:
+        dims[-3] = -(-dims[-3] // width) * width
+    return math.prod(dims) * element
+
+
+def _footprint_and_io(layers, names, bindings):
+    """(activation footprint, per-layer input and output bytes) of the layers named ``names``,
+    from the exported dicts: NoOps folded (a consumer reads the NoOp's input tensor; a NoOp that
+    writes a binding renames its producer's output), weights (inputs only a Constant writes, or
+    none) left out."""
+    noops = [la for la in layers if la.get("LayerType") == "NoOp" and la["Inputs"]
+             and la["Outputs"]]
+    forward = {la["Outputs"][0]["Name"]: la["Inputs"][0]["Name"] for la in noops}
+    renamed = {}  # a producer's tensor -> (the binding a NoOp writes, its bytes)
+    for la in noops:
+        out = la["Outputs"][0]
+        if out["Name"] in bindings:
+            source = la["Inputs"][0]["Name"]
+            while source in forward:
+                source = forward[source]
+            renamed[source] = (out["Name"], _tensor_bytes(out))
+
+    def read(name):
+        for _ in range(len(forward)):
+            if name not in forward:
+                break
+            name = forward[name]
+        return name
+
+    def written_as(tensor):
+        return renamed.get(tensor["Name"], (tensor["Name"], _tensor_bytes(tensor)))
+
+    written = {written_as(t)[0] for la in layers if la.get("LayerType") not in ("Constant", "NoOp")
+               for t in la["Outputs"]}
+    largest, io = {}, []
+    for la in (la for la in layers if la["Name"] in names):
+        views = [(read(t["Name"]), _tensor_bytes(t), True) for t in la["Inputs"]] + \
+                [(*written_as(t), False) for t in la["Outputs"]]
+        total = 0
+        for name, size, is_input in views:
+            if is_input and name not in written and name not in bindings:
+                continue  # a constant: weights
+            total += size
+            largest[name] = max(largest.get(name, 0), size)
+        io.append(total)
+    return sum(largest.values()), io
+
+
+def test_activation_footprint_and_tensor_bytes_from_the_raw_layer_json(engines):
+    """Each layer's tensor bytes and the activation footprint (each tensor once, at its largest
+    view) recomputed here from the exported layer JSON alone, on every detailed engine."""
+    checked = []
+    for folder in sorted(p for p in engines.iterdir() if p.is_dir()):
+        graphs = sorted(folder.glob("*.graph.json"))
+        if not graphs:
+            continue
+        doc = json.loads(graphs[0].read_text())
+        layers = doc["Layers"] if isinstance(doc, dict) else doc
+        if not isinstance(layers[0], dict):  # names only: no tensors
+            continue
+        plan = _load(folder)
+        footprint, io = _footprint_and_io(layers, set(plan.df["Name"]), set(plan.bindings))
+        assert plan.total_activation_footprint == footprint, folder.name
+        assert plan.df["total_io_size_bytes"].tolist() == io, folder.name
+        assert engine_facts(plan).activation_footprint_bytes == footprint, folder.name
+        checked.append(folder.name)
+    assert len(checked) >= 9 and "trt8.6-resnet50-int8" in checked and \
+        "a100-resnet18-qat" in checked

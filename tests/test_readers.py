@@ -192,3 +192,20 @@ def test_every_dtype_has_a_size(tmp_path):
         assert row["weights_size"] == int(64 * size)
         assert plan.layers[i].inputs[0].size_bytes == int(128 * size)
     assert plan.df.iloc[0]["precision"] == "BF16"  # TREx labelled BFloat16 as FP32
+
+
+def test_a_location_other_than_device_or_host_keeps_the_tensors(tmp_path):
+    """The typed records hold TensorRT's two locations as constants; another value sends the file
+    to the tolerant path, which must keep every tensor and the location as exported."""
+    layers = [_layer("a", ["x"], ["t"]), _layer("b", ["t"], ["y"])]
+    layers[0]["Inputs"][0]["Location"] = "Unified"
+    layers[1]["Outputs"][0]["Location"] = "Host"
+    layers[1]["Inputs"][0]["Location"] = "Device"
+    plan = trex.EnginePlan(_write(tmp_path, layers))
+    a, b = plan.layers
+    assert [t.name for t in a.inputs + a.outputs + b.inputs + b.outputs] == ["x", "t", "t", "y"]
+    assert a.inputs[0].location == "Unified" and a.inputs[0].raw["Location"] == "Unified"
+    assert (b.inputs[0].location, b.outputs[0].location, a.outputs[0].location) == \
+        ("Device", "Host", None)
+    assert [(t.name, t.location) for t in plan.io_tensors] == [("x", "Unified"), ("y", "Host")]
+    assert plan.df["total_io_size_bytes"].tolist() == [2 * 8 * 4 * 4 * 4] * 2

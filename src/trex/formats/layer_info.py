@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from operator import attrgetter
 from typing import Any
 
 from ..errors import InputError
@@ -57,7 +58,8 @@ def read_layer_info(path: str | os.PathLike[str]) -> LayerInfo:
     if typed is not None:  # the fast path: typed records and raw slices, decoded in C
         records, raws, bindings, io, weights = typed
         return finished(records, raws, [clean_name(b) for b in bindings], io, source,
-                        separators=b"\\u001" in data, weights=weights)  # \u001e, \u001f (either case) and kin
+                        separators=b"\\" in data and b"\\u001" in data,  # \u001e, \u001f, kin
+                        weights=weights)  # (a backslash looked for first: by memchr, 10x faster)
     doc = parse_big_document(data)
     if doc is not None:
         return layer_info_from_json(doc, source)
@@ -130,9 +132,11 @@ def finished(records: list[LayerRecord], raws: RawLayers, bindings: list[str],
     text), implausible dimensions made dynamic with a warning; ``weights``: the records' typed
     weights if the decoder has them already."""
     warnings = list(warnings or [])
-    for record in records:
-        if record.metadata is not None and type(record.metadata) is not list:
-            record.metadata = onnx_nodes(record.metadata)
+    metadata = list(map(attrgetter("metadata"), records))
+    if metadata.count(None) != len(metadata):  # TensorRT 10+: the ONNX nodes, as a list
+        for record, text in zip(records, metadata):
+            if text is not None and type(text) is not list:
+                record.metadata = onnx_nodes(text)
     if separators:
         for record in records:
             record.name = clean_name(record.name)

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import numpy as np
@@ -44,7 +44,9 @@ class TensorRecord(msgspec.Struct, gc=False, rename={
     data_type: str | None = None  # TensorRT 11 splits it: DataType/Datatype and Format
     data_type_lower: str | None = None
     format_text: str | None = None
-    location: str | None = None
+    # TensorRT's two TensorLocations: decoded as shared constants, not a string per tensor; any
+    # other value sends the file to the tolerant path, which keeps it as text
+    location: Literal["Device", "Host"] | None = None
 
     def format_key(self) -> str:
         """The format as one text (TensorRT 11's split keys joined as 10.x spells them)."""
@@ -94,8 +96,8 @@ class LayerRecord(msgspec.Struct, gc=False, rename={
     name: str
     layer_type: str = "Unknown"
     parameter_type: str | None = None
-    inputs: list[TensorRecord] = []
-    outputs: list[TensorRecord] = []
+    inputs: tuple[TensorRecord, ...] = ()
+    outputs: tuple[TensorRecord, ...] = ()
     tactic_name: str | None = None
     tactic_value: str | int | None = None
     metadata: str | list[str] | None = None
@@ -170,6 +172,7 @@ _RECORDS = list[LayerRecord]
 _RAW_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])  # each field's JSON text, undecoded
 _ENCODE_RAW = msgspec.json.Encoder().encode
 _TENSORS = ("Inputs", "Outputs")
+_LOCATIONS = (None, "Device", "Host")  # TensorRecord.location's values
 _TENSOR_KEYS = ("Name", "Inputs", "Outputs")
 
 
@@ -355,12 +358,23 @@ def _record_of(layer: dict[str, Any]) -> LayerRecord:
     kept: dict[str, Any] = {"Name": str(layer.get("Name", ""))}
     for encoded in _FIELDS.values():
         if encoded in layer and encoded != "Name":
+            value = layer[encoded]
+            if encoded in _TENSORS and isinstance(value, list):
+                value = [_without_odd_location(t) for t in value]
             try:
-                msgspec.convert({"Name": "", encoded: layer[encoded]}, LayerRecord, strict=False)
+                msgspec.convert({"Name": "", encoded: value}, LayerRecord, strict=False)
             except (msgspec.ValidationError, RecursionError):
                 continue
-            kept[encoded] = layer[encoded]
+            kept[encoded] = value
     return msgspec.convert(kept, LayerRecord, strict=False)
+
+
+def _without_odd_location(tensor: Any) -> Any:
+    """A tensor dict without a ``Location`` the record has no value for (the raw dict, which the
+    Activation reads it from, keeps it)."""
+    if isinstance(tensor, dict) and tensor.get("Location") not in _LOCATIONS:
+        return {k: v for k, v in tensor.items() if k != "Location"}
+    return tensor
 
 
 @dataclass

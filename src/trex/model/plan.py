@@ -15,6 +15,7 @@ import warnings as _warnings
 from collections import deque
 from collections.abc import Callable, Mapping
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -183,12 +184,18 @@ class EnginePlan(LayerGraph):
 
     def _build_layers(self, info: LayerInfo, profile_id: int | None,
                       logged_io: Callable[[], list[str]]) -> None:
-        positions, self.profiles = select_profile(info.records, profile_id)
+        every = list(map(attrgetter("name"), info.records))
+        positions, self.profiles = select_profile(info.records, profile_id, every)
         if not positions:
             raise ProfileNotFound(self.graph_file, profile_id, self.profiles)
-        records = [info.records[p] for p in positions]
-        names = unique_names([r.name for r in records])
-        self._profile_layer_names = set(names)  # profile rows of layers the plan folds away
+        whole = len(positions) == len(info.records)  # one profile: every record, in order
+        records = info.records if whole else [info.records[p] for p in positions]
+        exported = every if whole else [every[p] for p in positions]
+        distinct = set(exported)
+        self._names_repeat = len(distinct) != len(exported)  # else no subset of rows repeats one
+        names = unique_names(exported) if self._names_repeat else exported
+        # the profile rows of layers the plan folds away
+        self._profile_layer_names = set(names) if self._names_repeat else distinct
         table = self.table = LayerTable(records, positions, info.raws, names, info.uses,
                                               info.weights)
         bindings = _bindings_for_profile(info.bindings, self.profile_id)
@@ -202,10 +209,11 @@ class EnginePlan(LayerGraph):
                            "graph")
         table.fold_no_ops({strip_profile(b) for b in bindings} | set(bindings))
         self.bindings: list[str] = bindings
-        types, alive = table.types, table.alive.tolist()
-        self._kept = [i for i in range(len(types)) if alive[i]]  # the layers (NoOps folded)
-        self.rows: list[int] = [i for i in self._kept
-                                if types[i] != "Constant" and types[i] not in SYNC_TYPES]
+        types = table.types
+        self._kept = np.flatnonzero(table.alive).tolist()  # the layers (NoOps folded)
+        dropped = ("Constant", *SYNC_TYPES)
+        self.rows: list[int] = [i for i in self._kept if types[i] not in dropped] \
+            if any(t in types for t in dropped) else list(self._kept)
         if self.detailed:  # plan.df's rows ^; their inputs no layer writes are weights
             table.count_constants(self.rows, {strip_profile(b) for b in bindings} | set(bindings))
         self._layer_objects: dict[int, Layer] | None = None
@@ -340,7 +348,8 @@ class EnginePlan(LayerGraph):
             if self.dynamic_tensor_uses:
                 self._warn(f"{self.dynamic_tensor_uses} tensor uses have dynamic (-1) dimensions; "
                            "their sizes count each dynamic dimension as 1")
-        duplicates = validation.duplicated_names([self.table.names[i] for i in self.rows])
+        duplicates = validation.duplicated_names([self.table.names[i] for i in self.rows]) \
+            if self._names_repeat else []
         if duplicates:
             self._warn(f"layer names repeat: {validation.sample(duplicates)}")
         if self.has_profile:

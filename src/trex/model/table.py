@@ -47,19 +47,16 @@ def layer_kind(name: str, layer_type: str, parameter_type: str | None) -> str:
     return parameter_type
 
 
-def layer_kinds(names: Sequence[str], records: Sequence[LayerRecord]) -> list[str]:
-    """:func:`layer_kind` of every record (once per distinct LayerType and ParameterType)."""
-    kinds: dict[tuple[str, str | None], str] = {}
-    out = []
-    keys = zip(map(attrgetter("layer_type"), records), map(attrgetter("parameter_type"), records))
-    for name, key in zip(names, keys):
-        kind = kinds.get(key)
-        if kind is None:
-            kind = layer_kind(name, *key)
-            if key[1] or key[0] != "Unknown":  # else the kind follows the name
-                kinds[key] = kind
-        out.append(kind)
-    return out
+def layer_kinds(names: Sequence[str], records: Sequence[LayerRecord],
+                layer_types: Sequence[str] | None = None) -> list[str]:
+    """:func:`layer_kind` of every record: its ParameterType, except where that is absent or a
+    Convolution (a Deconvolution's), which are worked out one by one."""
+    if layer_types is None:
+        layer_types = list(map(attrgetter("layer_type"), records))
+    kinds: list[str] = list(map(attrgetter("parameter_type"), records))
+    for i in [i for i, kind in enumerate(kinds) if not kind or kind == "Convolution"]:
+        kinds[i] = layer_kind(names[i], layer_types[i], kinds[i])
+    return kinds
 
 
 def is_reformat(layer_type: str, subtype: str) -> bool:
@@ -124,12 +121,10 @@ class LayerTable:
         self.raw_index: list[int] = list(positions)
         self.names: list[str] = list(names)
         self.subtypes: list[str] = list(map(attrgetter("layer_type"), records))
-        self.types: list[str] = layer_kinds(self.names, records)
+        self.types: list[str] = layer_kinds(self.names, records, self.subtypes)
         self.tactic_names: list[str | None] = list(map(attrgetter("tactic_name"), records))
         self.tactic_values: list[Any] = list(map(attrgetter("tactic_value"), records))
         self.origins: list[str | None] = list(map(attrgetter("origin"), records))
-        self.onnx_nodes: list[list[str]] = [m if type(m) is list else []
-                                            for m in map(attrgetter("metadata"), records)]
         streams = list(map(attrgetter("stream"), records))
         self.streams: list[int] = [0] * n if streams.count(None) == n else [
             0 if s is None else s if type(s) is int and 0 <= s < 1 << 31 else stream_id(s)
@@ -142,6 +137,11 @@ class LayerTable:
         self.renamed: dict[int, str] = {}  # input use -> the producer's name (a folded NoOp)
         self.alias: dict[int, int] = {}  # output use -> the binding NoOp's output use it became
         self._activations: dict[int, Activation] = {}
+
+    @cached_property
+    def onnx_nodes(self) -> list[list[str]]:
+        """Per row, the ONNX nodes its ``Metadata`` lists (TensorRT 10+), [] when it lists none."""
+        return [m if type(m) is list else [] for m in map(attrgetter("metadata"), self._records)]
 
     def _select_uses(self, uses: TensorUses, positions: Sequence[int]) -> None:
         """The tensor uses of the selected records (their row: the record's place among them)."""
@@ -441,7 +441,7 @@ class LayerTable:
         """In an engine with DLA copies, the ``{...}`` subgraphs are DLA loadables, not Myelin
         regions: type them ``DLA``. Returns True for a DLA engine."""
         types = self.types
-        if not any(t in ("DLACopy", "DLASync") for t in types):
+        if "DLACopy" not in types and "DLASync" not in types:
             return False
         for i, name in enumerate(self.names):
             if name.startswith("{") and name.endswith("}") and types[i] in ("Myelin", "Unknown"):
@@ -491,8 +491,10 @@ class LayerTable:
         """(input bindings, output bindings) as ``rows`` see them, each tensor once, in engine
         order: a binding read and not written by the rows is an input, one written an output."""
         wanted = {strip_profile(b) for b in bindings}
-        is_binding = np.asarray([n in wanted or ("[profile " in n and strip_profile(n) in wanted)
-                                 for n in self.tensor_names], dtype=bool)
+        names = self.tensor_names
+        is_binding = np.fromiter(map(wanted.__contains__, names), dtype=bool, count=len(names))
+        for k in np.flatnonzero(~is_binding).tolist() if "[profile " in "\n".join(names) else ():
+            is_binding[k] = "[profile " in names[k] and strip_profile(names[k]) in wanted
         ins, outs = self.row_uses(rows, False), self.row_uses(rows, True)
         produced = np.zeros(len(self.tensor_names), dtype=bool)
         produced[self.use_name[outs]] = True
@@ -524,10 +526,13 @@ def profiles_of(records: Sequence[LayerRecord]) -> list[int]:
     return result
 
 
-def select_profile(records: Sequence[LayerRecord], profile_id: int | None
-                   ) -> tuple[list[int], list[int]]:
-    """(positions of the records of one profile (None: profile 0), the profiles present)."""
-    if not any("[profile " in r.name for r in records):
+def select_profile(records: Sequence[LayerRecord], profile_id: int | None,
+                   names: Sequence[str] | None = None) -> tuple[list[int], list[int]]:
+    """(positions of the records of one profile (None: profile 0), the profiles present);
+    ``names``: the records' names, if known."""
+    if names is None:
+        names = list(map(attrgetter("name"), records))
+    if "[profile " not in "\n".join(names):  # (no match can span the \n)
         # Single-profile engine: layers of profile N >= 1 always have some suffixed names.
         return (list(range(len(records))) if not profile_id else []), [0]
     profiles = profiles_of(records)

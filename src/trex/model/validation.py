@@ -40,23 +40,36 @@ def check_columns(table: LayerTable, rows: list[int],
     place[np.asarray(rows, dtype=np.int64)] = np.arange(len(rows))
     outs, ins = table.row_uses(rows, True), table.row_uses(rows, False)
     out_name, out_k = table.use_name[outs], place[table.use_row[outs]]
-    # The last writer of each tensor (its producer), -1 when no row writes it.
+    # The last writer of each tensor (its producer), -1 when no row writes it; a tensor written
+    # once (nearly all) is placed directly, those written more often are looked at apart.
     producer = np.full(len(table.tensor_names), -1, dtype=np.int64)
-    last, at = np.unique(out_name[::-1], return_index=True)
-    producer[last] = out_k[::-1][at]
-    # Tensors more than one row writes, in order of their first write.
-    stride = len(rows) + 1
-    pairs = np.unique(out_name * stride + out_k) // stride
-    named, counts = np.unique(pairs, return_counts=True)
-    multiple = named[counts > 1]
+    producer[out_name] = out_k
+    repeated = np.flatnonzero(np.bincount(out_name, minlength=len(producer))[out_name] > 1)
+    multiple = np.zeros(0, dtype=np.int64)
+    if len(repeated):
+        name_r, k_r = out_name[repeated], out_k[repeated]
+        last, at = np.unique(name_r[::-1], return_index=True)
+        producer[last] = k_r[::-1][at]
+        # Tensors more than one row writes (not one row twice), in order of their first write.
+        stride = len(rows) + 1
+        pairs = np.unique(name_r * stride + k_r) // stride
+        named, counts = np.unique(pairs, return_counts=True)
+        multiple = named[counts > 1]
     if len(multiple):
-        first = {int(n): k for k, n in enumerate(out_name.tolist()) if n in set(multiple.tolist())}
+        several = set(multiple.tolist())
+        first = {n: k for k, n in enumerate(out_name[repeated].tolist()) if n in several}
+        written_by: dict[int, set[int]] = {}  # tensor -> the places of the rows writing it
+        for n, k in zip(name_r.tolist(), k_r.tolist()):
+            if n in several:
+                written_by.setdefault(n, set()).add(k)
+        read_by: dict[int, set[int]] = {n: set() for n in several}
+        reads = ins[np.isin(table.use_name[ins], multiple)]
+        for n, k in zip(table.use_name[reads].tolist(), place[table.use_row[reads]].tolist()):
+            read_by[n].add(k)
         conflicts = []
         for tensor in sorted(first, key=first.__getitem__):
-            writes = out_name == tensor
-            writers = [table.outputs(rows[k]) for k in sorted(set(out_k[writes].tolist()))]
-            reads = np.unique(place[table.use_row[ins[table.use_name[ins] == tensor]]])
-            readers = [table.inputs(rows[k]) for k in reads.tolist()]
+            writers = [table.outputs(rows[k]) for k in sorted(written_by[tensor])]
+            readers = [table.inputs(rows[k]) for k in sorted(read_by[tensor])]
             name = table.tensor_names[tensor]
             if not disjoint_slices(name, writers, readers, known_shapes.get(name)):
                 conflicts.append(name)
@@ -66,7 +79,7 @@ def check_columns(table: LayerTable, rows: list[int],
                             f"{sample(conflicts)}")
     in_k, source = place[table.use_row[ins]], producer[table.use_name[ins]]
     later = np.flatnonzero(source >= in_k)  # reads of what the row itself or a later row writes
-    types = [table.types[i] for i in rows]
+    types = [table.types[i] for i in rows] if len(later) else []
     if any(not is_back_edge(types[k], s, k)
            for k, s in zip(in_k[later].tolist(), source[later].tolist())):
         names = table.tensor_names
