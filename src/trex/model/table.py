@@ -12,6 +12,7 @@ asked for.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from operator import attrgetter
@@ -56,7 +57,9 @@ def layer_kinds(names: Sequence[str], records: Sequence[LayerRecord],
     kinds: list[str] = list(map(attrgetter("parameter_type"), records))
     for i in [i for i, kind in enumerate(kinds) if not kind or kind == "Convolution"]:
         kinds[i] = layer_kind(names[i], layer_types[i], kinds[i])
-    return kinds
+    # one string object per kind (each record decoded its own): the grouping and comparing of
+    # every view then hashes a handful of strings, not one per layer
+    return list(map(sys.intern, kinds))
 
 
 def is_reformat(layer_type: str, subtype: str) -> bool:
