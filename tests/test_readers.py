@@ -195,8 +195,8 @@ def test_every_dtype_has_a_size(tmp_path):
 
 
 def test_a_location_other_than_device_or_host_keeps_the_tensors(tmp_path):
-    """The typed records hold TensorRT's two locations as constants; another value sends the file
-    to the tolerant path, which must keep every tensor and the location as exported."""
+    """The typed records hold TensorRT's two locations as constants; a file with another value is
+    decoded again keeping it as text: every tensor and the location stay as exported."""
     layers = [_layer("a", ["x"], ["t"]), _layer("b", ["t"], ["y"])]
     layers[0]["Inputs"][0]["Location"] = "Unified"
     layers[1]["Outputs"][0]["Location"] = "Host"
@@ -209,3 +209,22 @@ def test_a_location_other_than_device_or_host_keeps_the_tensors(tmp_path):
         ("Device", "Host", None)
     assert [(t.name, t.location) for t in plan.io_tensors] == [("x", "Unified"), ("y", "Host")]
     assert plan.df["total_io_size_bytes"].tolist() == [2 * 8 * 4 * 4 * 4] * 2
+
+
+def test_a_real_engine_with_another_location_spelling_loads_alike(engines, tmp_path):
+    """Every tensor of a real export at a location spelt otherwise: the same df, each location
+    kept as exported."""
+    folder = engines / "trex-mobilenet-qat"
+    graph = folder / "mobilenet.qat.onnx.engine.graph.json"
+    text = graph.read_text()
+    assert text.count('"Location":"Device"') + text.count('"Location": "Device"') > 100
+    odd = tmp_path / graph.name
+    odd.write_text(text.replace('"Device"', '"kDEVICE"'))
+    profile = folder / "mobilenet.qat.onnx.engine.profile.json"
+    plan, original = trex.EnginePlan(odd, profile), trex.EnginePlan(graph, profile)
+    assert plan.df.drop(columns=["Inputs", "Outputs"]).equals(
+        original.df.drop(columns=["Inputs", "Outputs"]))
+    assert {t.location for t in plan.io_tensors} == {"kDEVICE"}
+    assert {t.location for layer in plan.layers for t in layer.inputs + layer.outputs} == \
+        {"kDEVICE"}
+    assert plan.warnings == original.warnings

@@ -77,15 +77,12 @@ class Activation:
     @property
     def location(self) -> str | None:
         """Where the tensor lives as exported (``Device``, ``Host``...; TensorRT 10+), or None —
-        known without the exported dict for the layer table's tensors at TensorRT's two
-        locations (the typed records hold no other)."""
+        known without the exported dict for the layer table's tensors."""
         source = self._raw
-        if type(source) is tuple and source[0] == "renamed":
-            location = source[1].location
-        elif type(source) is tuple and source[4] is not None:
-            location = source[4]
-        else:  # another value, or none: the exported dict says
-            location = self.raw.get("Location")
+        if type(source) is tuple:
+            location = source[4] if source[0] != "renamed" else source[1].location
+        else:
+            location = source.get("Location")
         return location if isinstance(location, str) else None
 
     def tooltip(self) -> str:
