@@ -160,16 +160,14 @@ class _DeviceOrHostLayer(LayerRecord, gc=False):
     outputs: tuple[_DeviceOrHostTensor, ...] = ()
 
 
-class _Document(msgspec.Struct, rename={"io": "I/O Tensors"}):
-    Layers: list[LayerRecord] | None = None
-    Bindings: list[str | int] | None = None
-    io: list[Any] | None = None
-
-
-class _DeviceOrHostDocument(msgspec.Struct, rename={"io": "I/O Tensors"}):
-    Layers: list[_DeviceOrHostLayer] | None = None
-    Bindings: list[str | int] | None = None
-    io: list[Any] | None = None
+def _document_of(layer: type[LayerRecord]) -> Any:
+    """A layer file's top level (``Layers``, ``Bindings``, TensorRT 11's ``I/O Tensors``), its
+    layers decoded as ``layer``; a file may be a bare list of layers too."""
+    top = msgspec.defstruct(f"{layer.__name__}Document", [
+        ("Layers", list[layer] | None, None),  # type: ignore[valid-type]
+        ("Bindings", list[str | int] | None, None), ("io", list[Any] | None, None)],
+        rename={"io": "I/O Tensors"})
+    return top | list[layer]  # type: ignore[valid-type]
 
 
 class _RawDocument(msgspec.Struct):
@@ -180,8 +178,8 @@ class _AttributesDocument(msgspec.Struct):
     Layers: list[LayerAttributes] | None = None
 
 
-_DOCUMENT = msgspec.json.Decoder(_DeviceOrHostDocument | list[_DeviceOrHostLayer])
-_ANY_LOCATION_DOCUMENT = msgspec.json.Decoder(_Document | list[LayerRecord])
+_DOCUMENT = msgspec.json.Decoder(_document_of(_DeviceOrHostLayer))
+_ANY_LOCATION_DOCUMENT = msgspec.json.Decoder(_document_of(LayerRecord))
 _RAW_DOCUMENT = msgspec.json.Decoder(_RawDocument | list[msgspec.Raw])
 _RAW_LAYER = msgspec.json.Decoder()
 _ATTRIBUTES_DOCUMENT = msgspec.json.Decoder(_AttributesDocument | list[LayerAttributes])

@@ -49,11 +49,9 @@ def layer_kind(name: str, layer_type: str, parameter_type: str | None) -> str:
 
 
 def layer_kinds(names: Sequence[str], records: Sequence[LayerRecord],
-                layer_types: Sequence[str] | None = None) -> list[str]:
-    """:func:`layer_kind` of every record: its ParameterType, except where that is absent or a
-    Convolution (a Deconvolution's), which are worked out one by one."""
-    if layer_types is None:
-        layer_types = list(map(attrgetter("layer_type"), records))
+                layer_types: Sequence[str]) -> list[str]:
+    """:func:`layer_kind` of every record (``layer_types``: their LayerTypes): its ParameterType,
+    except where that is absent or a Convolution (a Deconvolution's), worked out one by one."""
     kinds: list[str] = list(map(attrgetter("parameter_type"), records))
     for i in [i for i, kind in enumerate(kinds) if not kind or kind == "Convolution"]:
         kinds[i] = layer_kind(names[i], layer_types[i], kinds[i])

@@ -50,24 +50,25 @@ def check_columns(table: LayerTable, rows: list[int],
         name_r, k_r = out_name[repeated], out_k[repeated]
         last, at = np.unique(name_r[::-1], return_index=True)
         producer[last] = k_r[::-1][at]
-        # Tensors more than one row writes (not one row twice), in order of their first write.
+        # Tensors more than one row writes (not one row twice).
         stride = len(rows) + 1
         pairs = np.unique(name_r * stride + k_r) // stride
         named, counts = np.unique(pairs, return_counts=True)
         multiple = named[counts > 1]
     if len(multiple):
         several = set(multiple.tolist())
-        first = {n: k for k, n in enumerate(out_name[repeated].tolist()) if n in several}
+        last_write: dict[int, int] = {}  # tensor -> its last write: the order they are said in
         written_by: dict[int, set[int]] = {}  # tensor -> the places of the rows writing it
-        for n, k in zip(name_r.tolist(), k_r.tolist()):
+        for j, (n, k) in enumerate(zip(name_r.tolist(), k_r.tolist())):
             if n in several:
+                last_write[n] = j
                 written_by.setdefault(n, set()).add(k)
         read_by: dict[int, set[int]] = {n: set() for n in several}
         reads = ins[np.isin(table.use_name[ins], multiple)]
         for n, k in zip(table.use_name[reads].tolist(), place[table.use_row[reads]].tolist()):
             read_by[n].add(k)
         conflicts = []
-        for tensor in sorted(first, key=first.__getitem__):
+        for tensor in sorted(last_write, key=last_write.__getitem__):
             writers = [table.outputs(rows[k]) for k in sorted(written_by[tensor])]
             readers = [table.inputs(rows[k]) for k in sorted(read_by[tensor])]
             name = table.tensor_names[tensor]
